@@ -1,0 +1,134 @@
+/**
+ * The validation rules both configuration forms share: value checks, the wording of
+ * what is expected, and the checks across handler groups and listeners.
+ *
+ * Every problem reads `found X, expected Y`, after the file and the place.
+ */
+import { isIP } from 'node:net';
+import { ConfigError } from '../errors';
+import type { ListenerConfig } from './types';
+
+/** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
+export const TLS_NOT_SUPPORTED = 'TLS is not supported by this listener; terminate TLS in a reverse proxy';
+
+/** The longest rendering of a found value before it is cut. */
+export const MAX_RENDERED_LENGTH = 60;
+
+/** What each checked value should have been, shared by both forms. */
+export const EXPECTED = {
+  port: 'an integer from 0 to 65535',
+  ipAddress: 'an IPv4 or IPv6 address such as "127.0.0.1" or "::1"',
+  ipVersion: '4 or 6',
+  positiveInteger: 'a positive integer',
+  host: 'a non-empty string ("_" for any host)',
+  path: 'a string starting with "/"',
+} as const;
+
+/** True for an integer port, 0–65535. */
+export function isPort(value: bigint): boolean {
+  return value >= 0n && value <= 65535n;
+}
+
+/** True for a positive integer JavaScript can hold exactly. */
+export function isPositiveCount(value: bigint): boolean {
+  return value >= 1n && value <= BigInt(Number.MAX_SAFE_INTEGER);
+}
+
+/** 4 or 6 for an IP literal, 0 for anything else (host names included). */
+export function ipVersionOf(address: string): 0 | 4 | 6 {
+  return isIP(address) as 0 | 4 | 6;
+}
+
+/** True for a valid handler group host. */
+export function isHost(value: string): boolean {
+  return value !== '';
+}
+
+/** True for a valid handler group path. */
+export function isPath(value: string): boolean {
+  return value.startsWith('/');
+}
+
+/** Cuts a long rendering so a message stays on one screen line. */
+export function shorten(rendered: string): string {
+  return rendered.length <= MAX_RENDERED_LENGTH ? rendered : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
+}
+
+/**
+ * `one of a, b, c (did you mean b?)`: the allowed names, and the closest one when the
+ * name found looks like a typo of it.
+ */
+export function expectedOneOf(found: string, allowed: readonly string[], show: (name: string) => string = (n) => n): string {
+  const list = allowed.length === 2 ? `${show(allowed[0]!)} or ${show(allowed[1]!)}` : `one of ${allowed.map(show).join(', ')}`;
+  const guess = closestName(found, allowed);
+  return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
+}
+
+/** The allowed name within two edits of `found`, if exactly one is closest. */
+function closestName(found: string, allowed: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const name of allowed) {
+    const distance = editDistance(found.toLowerCase(), name);
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Rejects two handler groups with the same host and path on one listener: only one of
+ * them could ever answer.
+ */
+export function checkUniqueGroups(listener: ListenerConfig, file: string): void {
+  const seen = new Map<string, string>();
+  for (const group of listener.handlerGroups) {
+    const key = JSON.stringify([group.host, group.path]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new ConfigError(
+        file,
+        group.place,
+        `found host ${JSON.stringify(group.host)} and path ${JSON.stringify(group.path)} a second time, ` +
+          `expected each host and path once per listener (first at ${first})`,
+      );
+    }
+    seen.set(key, group.place);
+  }
+}
+
+/**
+ * Rejects two listeners on the same address and port, which could not both bind.
+ * Port 0 is exempt: each such listener gets a port of its own.
+ */
+export function checkUniqueAddresses(listeners: readonly ListenerConfig[], file: string): void {
+  const seen = new Map<string, string>();
+  for (const listener of listeners) {
+    if (listener.port === 0) continue;
+    const key = JSON.stringify([listener.ipAddress ?? null, listener.port]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const address = listener.ipAddress ?? 'the default address';
+      throw new ConfigError(
+        file,
+        listener.place,
+        `found port ${listener.port} on ${address} a second time, expected each address and port once (first at ${first})`,
+      );
+    }
+    seen.set(key, listener.place);
+  }
+}

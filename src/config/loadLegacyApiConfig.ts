@@ -1,0 +1,65 @@
+/**
+ * Loads the legacy metrics API listeners from the messaging server's configuration
+ * file, in the TOML form or the older Erlang-term form.
+ */
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { ConfigError } from '../errors';
+import { readTermListeners } from './termListeners';
+import { readTomlListeners } from './tomlListeners';
+import type { LegacyApiConfig } from './types';
+
+/** File extensions read as TOML. */
+const TOML_EXTENSIONS: readonly string[] = ['.toml'];
+/** File extensions read as Erlang terms. */
+const TERM_EXTENSIONS: readonly string[] = ['.cfg', '.config', '.erl', '.term'];
+/** Blank lines and `%` comment lines followed by `{`: how a term file begins. */
+const TERM_START = /^\uFEFF?(?:[ \t\r\n\f\v]|%[^\n]*)*\{/;
+
+/**
+ * Reads and validates a configuration file.
+ *
+ * The form follows the extension (`.toml`; `.cfg`, `.config`, `.erl`, `.term`), otherwise
+ * the content: a file whose first significant character, after `%` comments, is `{` is
+ * read as terms, anything else as TOML.
+ * @param path the file; errors name it as given
+ * @returns our listeners; `listeners: []` when the file has none
+ * @throws ConfigError when the file cannot be read or a setting is invalid
+ */
+export async function loadLegacyApiConfig(path: string): Promise<LegacyApiConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, '', `found an unreadable file (${describeReadError(error)}), expected a readable configuration file`);
+  }
+  return parseLegacyApiConfig(text, path);
+}
+
+/**
+ * Validates configuration text, as {@link loadLegacyApiConfig} does after reading it.
+ * @param text the file's content
+ * @param file the file's name: for error messages and, without `format`, for its extension
+ * @param format the form to read; detected from `file` and `text` when left out
+ * @throws ConfigError when a setting is invalid
+ */
+export function parseLegacyApiConfig(text: string, file: string, format?: 'toml' | 'term'): LegacyApiConfig {
+  const chosen = format ?? detectFormat(text, file);
+  const listeners = chosen === 'toml' ? readTomlListeners(text, file) : readTermListeners(text, file);
+  return { file, format: chosen, listeners };
+}
+
+function detectFormat(text: string, file: string): 'toml' | 'term' {
+  const extension = extname(file).toLowerCase();
+  if (TOML_EXTENSIONS.includes(extension)) return 'toml';
+  if (TERM_EXTENSIONS.includes(extension)) return 'term';
+  return TERM_START.test(text) ? 'term' : 'toml';
+}
+
+/** `ENOENT: no such file or directory`, without the path Node appends. */
+function describeReadError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = error.message.replace(/, \w+ '.*'$/, '');
+  return code !== undefined && !message.startsWith(code) ? `${code}: ${message}` : message;
+}

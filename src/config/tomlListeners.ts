@@ -1,0 +1,254 @@
+/**
+ * Reads our listeners from the TOML configuration form: the `[[listen.http]]` entries
+ * that have `[[listen.http.handlers.service_api]]` groups. Everything else in the file
+ * is left to the messaging server.
+ */
+import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
+import type { TomlTable, TomlValue } from 'smol-toml' with { 'resolution-mode': 'import' };
+import type { Variant } from '../attributes';
+import { VARIANTS } from '../attributes';
+import { ConfigError } from '../errors';
+import {
+  checkUniqueAddresses,
+  checkUniqueGroups,
+  EXPECTED,
+  expectedOneOf,
+  ipVersionOf,
+  isHost,
+  isPath,
+  isPort,
+  isPositiveCount,
+  shorten,
+  TLS_NOT_SUPPORTED,
+} from './listenerRules';
+import { CONFIG_DEFAULTS, KNOWN_HANDLERS, type HandlerGroupConfig, type ListenerConfig } from './types';
+
+// smol-toml ships a CommonJS build (dist/index.cjs), but its types are declared for ESM
+// only, so a static import does not type-check in this CommonJS package.
+const { parse, TomlDate, TomlError } = require('smol-toml') as typeof SmolToml;
+
+/** Listener keys this package reads. */
+const LISTENER_KEYS = ['port', 'ip_address', 'ip_version', 'transport', 'handlers'];
+/** Listener keys the original accepted that mean nothing here: accepted, not read. */
+const IGNORED_LISTENER_KEYS = ['proto', 'hibernate_after', 'protocol'];
+const TRANSPORT_KEYS = ['num_acceptors', 'max_connections'];
+const GROUP_KEYS = ['host', 'path', 'handlers', 'variant'];
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+const ERROR_PREFIX = /^Invalid TOML document: /;
+
+/**
+ * Parses TOML text and returns our listeners in file order.
+ * @param text the file's content
+ * @param file the file's name, for error messages
+ * @throws ConfigError on a TOML syntax error (with line and column) or an invalid setting
+ *   (with its key path, e.g. `listen.http[0].port`)
+ */
+export function readTomlListeners(text: string, file: string): ListenerConfig[] {
+  return new TomlListenerReader(file).read(parseToml(text, file));
+}
+
+function parseToml(text: string, file: string): TomlTable {
+  try {
+    return parse(text, { integersAsBigInt: true });
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split('\n', 1)[0]!.replace(ERROR_PREFIX, '');
+    throw new ConfigError(file, `line ${error.line}, column ${error.column}`, `found invalid TOML (${reason}), expected valid TOML syntax`);
+  }
+}
+
+class TomlListenerReader {
+  constructor(private readonly _file: string) {}
+
+  read(document: TomlTable): ListenerConfig[] {
+    const listen = document['listen'];
+    if (!isTable(listen)) return [];
+    const http = listen['http'];
+    if (http === undefined) return [];
+    if (!Array.isArray(http)) {
+      if (isTable(http) && hasServiceApi(http)) {
+        this._fail('listen.http', http, 'an array of tables ([[listen.http]])');
+      }
+      return [];
+    }
+    const listeners: ListenerConfig[] = [];
+    http.forEach((entry, index) => {
+      if (isTable(entry) && hasServiceApi(entry)) listeners.push(this._readListener(entry, `listen.http[${index}]`));
+    });
+    checkUniqueAddresses(listeners, this._file);
+    return listeners;
+  }
+
+  private _readListener(table: TomlTable, place: string): ListenerConfig {
+    if (table['tls'] !== undefined) {
+      this._fail(`${place}.tls`, table['tls'], `no TLS settings: ${TLS_NOT_SUPPORTED}`);
+    }
+    this._checkKeys(table, place, LISTENER_KEYS, IGNORED_LISTENER_KEYS);
+
+    const port = this._integer(table, place, 'port', isPort, EXPECTED.port, undefined);
+    const ipAddress = this._ipAddress(table, place);
+    const ipVersion = this._ipVersion(table, place, ipAddress);
+
+    let numAcceptors: number = CONFIG_DEFAULTS.numAcceptors;
+    let maxConnections: number = CONFIG_DEFAULTS.maxConnections;
+    const transport = table['transport'];
+    if (transport !== undefined) {
+      const transportPlace = `${place}.transport`;
+      if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
+      this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
+      numAcceptors = this._integer(transport, transportPlace, 'num_acceptors', isPositiveCount, EXPECTED.positiveInteger, numAcceptors);
+      maxConnections =
+        transport['max_connections'] === 'infinity'
+          ? Infinity
+          : this._integer(transport, transportPlace, 'max_connections', isPositiveCount, `${EXPECTED.positiveInteger} or "infinity"`, maxConnections);
+    }
+
+    const listener: ListenerConfig = {
+      port,
+      ipAddress,
+      ipVersion,
+      numAcceptors,
+      maxConnections,
+      handlerGroups: this._readGroups((table['handlers'] as TomlTable)['service_api'], `${place}.handlers.service_api`),
+      place,
+    };
+    checkUniqueGroups(listener, this._file);
+    return listener;
+  }
+
+  private _ipAddress(table: TomlTable, place: string): string | undefined {
+    const value = table['ip_address'];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || ipVersionOf(value) === 0) this._fail(`${place}.ip_address`, value, EXPECTED.ipAddress);
+    return value;
+  }
+
+  private _ipVersion(table: TomlTable, place: string, ipAddress: string | undefined): 4 | 6 {
+    const value = table['ip_version'];
+    const addressVersion = ipAddress === undefined ? undefined : (ipVersionOf(ipAddress) as 4 | 6);
+    if (value === undefined) return addressVersion ?? CONFIG_DEFAULTS.ipVersion;
+    if (value !== 4n && value !== 6n) this._fail(`${place}.ip_version`, value, EXPECTED.ipVersion);
+    const version = Number(value) as 4 | 6;
+    if (addressVersion !== undefined && addressVersion !== version) {
+      this._fail(`${place}.ip_version`, value, `${addressVersion} to match ip_address ${JSON.stringify(ipAddress)}`);
+    }
+    return version;
+  }
+
+  private _readGroups(value: TomlValue | undefined, place: string): HandlerGroupConfig[] {
+    if (!Array.isArray(value)) this._fail(place, value, 'an array of tables ([[listen.http.handlers.service_api]])');
+    if (value.length === 0) this._fail(place, value, 'at least one [[listen.http.handlers.service_api]] table');
+    return value.map((entry, index) => this._readGroup(entry, `${place}[${index}]`));
+  }
+
+  private _readGroup(table: TomlValue, place: string): HandlerGroupConfig {
+    if (!isTable(table)) this._fail(place, table, 'a table');
+    this._checkKeys(table, place, GROUP_KEYS, []);
+    const host = table['host'];
+    if (typeof host !== 'string' || !isHost(host)) this._fail(`${place}.host`, host, EXPECTED.host);
+    const path = table['path'];
+    if (typeof path !== 'string' || !isPath(path)) this._fail(`${place}.path`, path, EXPECTED.path);
+    return {
+      host,
+      path,
+      variant: this._variant(table['variant'], `${place}.variant`),
+      handlers: this._handlers(table['handlers'], `${place}.handlers`),
+      place,
+    };
+  }
+
+  private _variant(value: TomlValue | undefined, place: string): Variant {
+    if (value === undefined) return CONFIG_DEFAULTS.variant;
+    const variant = VARIANTS.find((v) => v === value);
+    if (variant === undefined) {
+      this._fail(place, value, expectedOneOf(typeof value === 'string' ? value : '', VARIANTS, quoted));
+    }
+    return variant;
+  }
+
+  private _handlers(value: TomlValue | undefined, place: string): string[] {
+    if (value === undefined) return [...CONFIG_DEFAULTS.handlers];
+    if (!Array.isArray(value) || value.length === 0) this._fail(place, value, 'a non-empty array of handler names');
+    const handlers: string[] = [];
+    value.forEach((name, index) => {
+      const itemPlace = `${place}[${index}]`;
+      if (typeof name !== 'string' || !(KNOWN_HANDLERS as readonly string[]).includes(name)) {
+        this._fail(itemPlace, name, expectedOneOf(typeof name === 'string' ? name : '', KNOWN_HANDLERS, quoted));
+      }
+      if (handlers.includes(name)) this._fail(itemPlace, name, 'each handler once', ' a second time');
+      handlers.push(name);
+    });
+    return handlers;
+  }
+
+  /** A required (`fallback` undefined) or optional integer setting. */
+  private _integer(
+    table: TomlTable,
+    place: string,
+    key: string,
+    valid: (value: bigint) => boolean,
+    expected: string,
+    fallback: number | undefined,
+  ): number {
+    const value = table[key];
+    if (value === undefined && fallback !== undefined) return fallback;
+    if (typeof value !== 'bigint' || !valid(value)) this._fail(`${place}.${key}`, value, expected);
+    return Number(value);
+  }
+
+  private _checkKeys(table: TomlTable, place: string, known: readonly string[], ignored: readonly string[]): void {
+    for (const key of Object.keys(table)) {
+      if (known.includes(key) || ignored.includes(key)) continue;
+      throw new ConfigError(
+        this._file,
+        `${place}.${BARE_KEY.test(key) ? key : JSON.stringify(key)}`,
+        `found an unknown key, expected ${expectedOneOf(key, [...known, ...ignored])}`,
+      );
+    }
+  }
+
+  private _fail(place: string, found: TomlValue | undefined, expected: string, foundSuffix = ''): never {
+    throw new ConfigError(this._file, place, `found ${render(found)}${foundSuffix}, expected ${expected}`);
+  }
+}
+
+function isTable(value: TomlValue | undefined): value is TomlTable {
+  return typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function hasServiceApi(listener: TomlTable): boolean {
+  const handlers = listener['handlers'];
+  return isTable(handlers) && handlers['service_api'] !== undefined;
+}
+
+function quoted(name: string): string {
+  return JSON.stringify(name);
+}
+
+/** A TOML value as JSON would show it (numbers in TOML spelling), or `nothing`. */
+function render(value: TomlValue | undefined): string {
+  return value === undefined ? 'nothing' : shorten(renderValue(value));
+}
+
+function renderValue(value: TomlValue): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    case 'number':
+      if (Number.isNaN(value)) return 'nan';
+      if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+      return Number.isInteger(value) && Math.abs(value) < 1e21 ? value.toFixed(1) : String(value);
+    default:
+      if (value instanceof TomlDate) return value.toISOString();
+      if (Array.isArray(value)) return `[${value.map(renderValue).join(',')}]`;
+      if (isTable(value)) {
+        return `{${Object.entries(value)
+          .map(([key, item]) => `${JSON.stringify(key)}:${renderValue(item)}`)
+          .join(',')}}`;
+      }
+      return String(value);
+  }
+}

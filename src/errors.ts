@@ -24,7 +24,7 @@ export class LegacyApiError extends Error {
     return true;
   }
 
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== 'object' || value === null) return false;
     if ((value as Record<symbol, unknown>)[kLegacyApiError] !== true) return false;
     // `LegacyApiError` itself matches every branded error; subclasses match their own name.

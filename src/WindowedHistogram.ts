@@ -1,0 +1,205 @@
+import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
+
+/**
+ * A histogram over a sliding window of slots, fed by the SDK's base-2 exponential histogram
+ * deltas (one per slot). It keeps a running aggregate at the coarsest scale seen in the window,
+ * so adding a slot and expiring one cost only the buckets those slots touched.
+ *
+ * A value v > 0 falls into bucket i at scale s when base^i < v <= base^(i+1), base = 2^(2^-s)
+ * (OpenTelemetry data model). Percentiles are estimated at the geometric centre of their
+ * bucket and clamped to the exact min and max, so the relative error is at most
+ * 2^(2^-(s+1)) - 1.
+ */
+
+/** The SDK's largest exponential histogram scale. */
+export const MAX_SCALE = 20;
+
+/** The merged buckets of a window, or of several windows (`/all`). */
+export interface HistogramAggregate {
+  scale: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  zeroCount: number;
+  positive: Map<number, number>;
+  negative: Map<number, number>;
+}
+
+interface SlotEntry extends HistogramAggregate {
+  readonly slot: number;
+}
+
+export function emptyAggregate(): HistogramAggregate {
+  return {
+    scale: MAX_SCALE,
+    count: 0,
+    sum: 0,
+    min: Infinity,
+    max: -Infinity,
+    zeroCount: 0,
+    positive: new Map(),
+    negative: new Map(),
+  };
+}
+
+function addBuckets(target: Map<number, number>, source: Map<number, number>, shift: number, sign: 1 | -1): void {
+  for (const [index, count] of source) {
+    const key = index >> shift;
+    const next = (target.get(key) ?? 0) + sign * count;
+    if (next > 0) target.set(key, next);
+    else target.delete(key);
+  }
+}
+
+function downscale(buckets: Map<number, number>, shift: number): Map<number, number> {
+  if (shift === 0) return buckets;
+  const result = new Map<number, number>();
+  addBuckets(result, buckets, shift, 1);
+  return result;
+}
+
+function sparse(offset: number, counts: readonly number[]): Map<number, number> {
+  const result = new Map<number, number>();
+  for (let i = 0; i < counts.length; i++) {
+    const count = counts[i]!;
+    if (count > 0) result.set(offset + i, count);
+  }
+  return result;
+}
+
+/** Brings `target` down to `scale` (never up: detail once merged away is gone). */
+function rescale(target: HistogramAggregate, scale: number): void {
+  if (scale >= target.scale) return;
+  const shift = target.scale - scale;
+  target.positive = downscale(target.positive, shift);
+  target.negative = downscale(target.negative, shift);
+  target.scale = scale;
+}
+
+/** Adds `source` into `target`, at the coarser of their scales. */
+export function mergeInto(target: HistogramAggregate, source: Readonly<HistogramAggregate>): void {
+  if (source.count === 0) return;
+  if (target.count === 0 && target.positive.size === 0 && target.negative.size === 0) target.scale = source.scale;
+  rescale(target, source.scale);
+  const shift = source.scale - target.scale;
+  addBuckets(target.positive, source.positive, shift, 1);
+  addBuckets(target.negative, source.negative, shift, 1);
+  target.count += source.count;
+  target.sum += source.sum;
+  target.zeroCount += source.zeroCount;
+  target.min = Math.min(target.min, source.min);
+  target.max = Math.max(target.max, source.max);
+}
+
+export class WindowedHistogram {
+  /** Slots with data, oldest first. */
+  private readonly _entries: SlotEntry[] = [];
+  private readonly _aggregate: HistogramAggregate = emptyAggregate();
+
+  /** The window's merged data. Read-only for callers; it changes only through `add` and `expireThrough`. */
+  get aggregate(): Readonly<HistogramAggregate> {
+    return this._aggregate;
+  }
+
+  /** Oldest slot still holding data, or undefined when the window is empty. */
+  get oldestSlot(): number | undefined {
+    return this._entries[0]?.slot;
+  }
+
+  /**
+   * Adds one delta data point of the SDK to `slot`. Returns true when the slot had no data
+   * yet, i.e. when the caller must schedule its expiry.
+   */
+  add(slot: number, point: ExponentialHistogram): boolean {
+    if (point.count === 0) return false;
+    const entry: SlotEntry = {
+      slot,
+      scale: point.scale,
+      count: point.count,
+      sum: point.sum ?? 0,
+      min: point.min ?? -Infinity,
+      max: point.max ?? Infinity,
+      zeroCount: point.zeroCount,
+      positive: sparse(point.positive.offset, point.positive.bucketCounts),
+      negative: sparse(point.negative.offset, point.negative.bucketCounts),
+    };
+    mergeInto(this._aggregate, entry);
+    const last = this._entries[this._entries.length - 1];
+    if (last !== undefined && last.slot === slot) {
+      mergeInto(last, entry);
+      return false;
+    }
+    this._entries.push(entry);
+    return true;
+  }
+
+  /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
+  expireThrough(slot: number): boolean {
+    let dropped = 0;
+    const aggregate = this._aggregate;
+    while (dropped < this._entries.length && this._entries[dropped]!.slot <= slot) {
+      const entry = this._entries[dropped]!;
+      const shift = entry.scale - aggregate.scale;
+      addBuckets(aggregate.positive, entry.positive, shift, -1);
+      addBuckets(aggregate.negative, entry.negative, shift, -1);
+      aggregate.count -= entry.count;
+      aggregate.sum -= entry.sum;
+      aggregate.zeroCount -= entry.zeroCount;
+      dropped++;
+    }
+    if (dropped === 0) return false;
+    this._entries.splice(0, dropped);
+    if (this._entries.length === 0) {
+      // Start afresh so that the next data regains full resolution and the float sum no drift.
+      Object.assign(aggregate, emptyAggregate());
+      return true;
+    }
+    let min = Infinity;
+    let max = -Infinity;
+    for (const entry of this._entries) {
+      if (entry.min < min) min = entry.min;
+      if (entry.max > max) max = entry.max;
+    }
+    aggregate.min = min;
+    aggregate.max = max;
+    return true;
+  }
+}
+
+function bucketCentre(index: number, scale: number): number {
+  return Math.pow(2, (index + 0.5) * Math.pow(2, -scale));
+}
+
+/**
+ * Estimates the given quantiles (ascending, in [0, 1]) of an aggregate: the value of rank
+ * ceil(q·n) (nearest rank), at the geometric centre of its bucket, clamped to [min, max].
+ */
+export function quantiles(aggregate: Readonly<HistogramAggregate>, qs: readonly number[]): number[] {
+  const n = aggregate.count;
+  if (n === 0) return qs.map(() => 0);
+  const negative = [...aggregate.negative.keys()].sort((a, b) => b - a);
+  const positive = [...aggregate.positive.keys()].sort((a, b) => a - b);
+  const result: number[] = [];
+  let q = 0;
+  let seen = 0;
+  const settle = (value: number, upTo: number): void => {
+    while (q < qs.length && Math.max(1, Math.ceil(qs[q]! * n)) <= upTo) {
+      result.push(Math.min(aggregate.max, Math.max(aggregate.min, value)));
+      q++;
+    }
+  };
+  for (const index of negative) {
+    seen += aggregate.negative.get(index)!;
+    settle(-bucketCentre(index, aggregate.scale), seen);
+  }
+  seen += aggregate.zeroCount;
+  settle(0, seen);
+  for (const index of positive) {
+    seen += aggregate.positive.get(index)!;
+    settle(bucketCentre(index, aggregate.scale), seen);
+  }
+  // Rounding in the counts can leave the top ranks unreached: they are the maximum.
+  while (result.length < qs.length) result.push(aggregate.max);
+  return result;
+}

@@ -1,0 +1,12 @@
+export { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE, VARIANTS } from './attributes';
+export type { Variant } from './attributes';
+export { ConfigError, InvalidOptionError, LegacyApiError, ListenError } from './errors';
+export { LegacyMetricsReader } from './LegacyMetricsReader';
+export { ALLOWED_METHODS, legacyMetricsApi } from './legacyMetricsApi';
+export type { LegacyMetricsApiOptions } from './legacyMetricsApi';
+export { DEFAULT_READER_OPTIONS } from './options';
+export type { LegacyMetricsReaderOptions, LegacyNameFunction } from './options';
+export { Snapshot } from './Snapshot';
+export type { LegacyResponse } from './Snapshot';
+export { DEFAULT_SERVER_OPTIONS, startLegacyMetricsServer } from './startLegacyMetricsServer';
+export type { LegacyMetricsServer, LegacyMetricsServerOptions } from './startLegacyMetricsServer';

@@ -1,0 +1,93 @@
+import { diag } from '@opentelemetry/api';
+import { isIP } from 'node:net';
+import type { Variant } from './attributes';
+import { InvalidOptionError, ListenError } from './errors';
+import { createLegacyMetricsApp } from './legacyMetricsApp';
+import type { LegacyMetricsReader } from './LegacyMetricsReader';
+
+/** Options of {@link startLegacyMetricsServer}. */
+export interface LegacyMetricsServerOptions {
+  /** The TCP port; 0 picks a free one. */
+  port: number;
+  /**
+   * The address to bind. The API has no authentication, so it binds loopback unless told otherwise.
+   * @default '127.0.0.1'
+   */
+  host?: string;
+  /** @default '/api' */
+  path?: string;
+  /** @default 'host_type' */
+  variant?: Variant;
+}
+
+/** A running listener. */
+export interface LegacyMetricsServer {
+  /** The listener's base URL, e.g. `http://127.0.0.1:8088`. */
+  readonly url: string;
+  /** Stops listening and closes open connections. Idempotent. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SERVER_OPTIONS = Object.freeze({ host: '127.0.0.1', path: '/api', variant: 'host_type' as Variant });
+
+const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Whether binding `address` keeps the API on this machine. */
+export function isLoopbackAddress(address: string): boolean {
+  return LOOPBACK.test(address);
+}
+
+/** The base URL for a bound address and port. */
+export function baseUrl(address: string, port: number): string {
+  return isIP(address) === 6 ? `http://[${address}]:${port}` : `http://${address}:${port}`;
+}
+
+export function validatePath(path: unknown, what: string): string {
+  if (typeof path !== 'string' || !path.startsWith('/')) {
+    throw new InvalidOptionError(`${what} must be a string starting with "/" (got ${JSON.stringify(path)})`);
+  }
+  // fastify prefixes carry no trailing slash.
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** Warns, once per listener, that the API has no authentication when it is reachable from elsewhere. */
+export function warnIfExposed(address: string, port: number): void {
+  if (isLoopbackAddress(address)) return;
+  diag.warn(
+    `legacy metrics API bound to ${address}:${port}: it has no authentication, so anyone who can reach ` +
+      'this address can read every metric; bind to loopback or restrict access with a firewall',
+  );
+}
+
+/**
+ * Starts a standalone HTTP listener serving the legacy API of `reader` at `<path>/metrics`.
+ * Resolves once it listens; rejects with a {@link ListenError} when the address cannot be bound.
+ */
+export async function startLegacyMetricsServer(
+  reader: LegacyMetricsReader,
+  options: LegacyMetricsServerOptions,
+): Promise<LegacyMetricsServer> {
+  const port = options?.port;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidOptionError(`port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`);
+  }
+  const host = options.host ?? DEFAULT_SERVER_OPTIONS.host;
+  const path = validatePath(options.path ?? DEFAULT_SERVER_OPTIONS.path, 'path');
+  const variant = options.variant ?? DEFAULT_SERVER_OPTIONS.variant;
+  const app = createLegacyMetricsApp(reader, [{ path, variant, host: '_' }]);
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    await app.close();
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ListenError(`cannot listen on ${host}:${port}: ${reason}`);
+  }
+  const address = app.server.address();
+  const bound = typeof address === 'object' && address !== null ? address : { address: host, port };
+  warnIfExposed(bound.address, bound.port);
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrl(bound.address, bound.port),
+    close: () => (closing ??= app.close()),
+  };
+}

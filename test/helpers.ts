@@ -1,0 +1,40 @@
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { legacyMetricsApi, LegacyMetricsReader, type LegacyMetricsReaderOptions, type Variant } from '../src';
+
+/** A MeterProvider with a LegacyMetricsReader on it, and a fake clock the test moves. */
+export interface Rig {
+  provider: MeterProvider;
+  reader: LegacyMetricsReader;
+  clock: { now: number };
+  /** Collects now (forceFlush) at the clock's current time. */
+  flush(): Promise<void>;
+  /** Moves the clock and collects. */
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createRig(options: LegacyMetricsReaderOptions = {}): Rig {
+  const clock = { now: 1_700_000_000_000 };
+  const reader = new LegacyMetricsReader({ now: () => clock.now, ...options });
+  const provider = new MeterProvider({ readers: [reader] });
+  return {
+    provider,
+    reader,
+    clock,
+    flush: () => reader.forceFlush(),
+    async advance(ms: number) {
+      clock.now += ms;
+      await reader.forceFlush();
+    },
+    close: () => provider.shutdown(),
+  };
+}
+
+/** A fastify app serving the rig's reader at /api. */
+export async function createApp(reader: LegacyMetricsReader, variant: Variant = 'host_type'): Promise<FastifyInstance> {
+  const app = Fastify();
+  await app.register(legacyMetricsApi, { reader, variant, prefix: '/api' });
+  await app.ready();
+  return app;
+}

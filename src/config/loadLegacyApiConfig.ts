@@ -13,15 +13,18 @@ import type { LegacyApiConfig } from './types';
 const TOML_EXTENSIONS: readonly string[] = ['.toml'];
 /** File extensions read as Erlang terms. */
 const TERM_EXTENSIONS: readonly string[] = ['.cfg', '.config', '.erl', '.term'];
-/** Blank lines and `%` comment lines followed by `{`: how a term file begins. */
-const TERM_START = /^\uFEFF?(?:[ \t\r\n\f\v]|%[^\n]*)*\{/;
+/**
+ * How a term file begins: `{`, or a `%` comment (which TOML does not allow), after
+ * blank space.
+ */
+const TERM_START = /^\uFEFF?[ \t\r\n\f\v]*[{%]/;
 
 /**
  * Reads and validates a configuration file.
  *
  * The form follows the extension (`.toml`; `.cfg`, `.config`, `.erl`, `.term`), otherwise
- * the content: a file whose first significant character, after `%` comments, is `{` is
- * read as terms, anything else as TOML.
+ * the content: a file whose first significant character is `{` or a `%` comment is read
+ * as terms, anything else as TOML.
  * @param path the file; errors name it as given
  * @returns our listeners; `listeners: []` when the file has none
  * @throws ConfigError when the file cannot be read or a setting is invalid
@@ -58,8 +61,9 @@ function detectFormat(text: string, file: string): 'toml' | 'term' {
 
 /** `ENOENT: no such file or directory`, without the path Node appends. */
 function describeReadError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as NodeJS.ErrnoException).code;
-  const message = error.message.replace(/, \w+ '.*'$/, '');
-  return code !== undefined && !message.startsWith(code) ? `${code}: ${message}` : message;
+  // Not `instanceof Error`: errors from node:fs may come from another realm (jest).
+  const { code, message } = (error ?? {}) as Partial<NodeJS.ErrnoException>;
+  if (typeof message !== 'string') return String(error);
+  const reason = message.replace(/, \w+(?: '.*')?$/, '');
+  return typeof code === 'string' && !reason.startsWith(code) ? `${code}: ${reason}` : reason;
 }

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+/**
+ * `legacy-metrics-api`: run the demo messaging server. Errors a person reads exit non-zero
+ * with one message and no stack trace.
+ */
+import { runCli } from './runCli';
+
+runCli(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`legacy-metrics-api: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,1 @@
+export * from '../dist/src/index.js';

@@ -1,0 +1,20 @@
+// ES module entry point: re-exports the CommonJS build, so both module systems share one
+// instance of every class (instanceof and the reader's state work across them).
+import cjs from '../dist/src/index.js';
+
+export const {
+  ALLOWED_METHODS,
+  ConfigError,
+  DEFAULT_READER_OPTIONS,
+  DEFAULT_SERVER_OPTIONS,
+  HOST_ATTRIBUTE,
+  HOST_TYPE_ATTRIBUTE,
+  InvalidOptionError,
+  LegacyApiError,
+  LegacyMetricsReader,
+  ListenError,
+  Snapshot,
+  VARIANTS,
+  legacyMetricsApi,
+  startLegacyMetricsServer,
+} = cjs;

@@ -8,7 +8,8 @@ import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
  * A value v > 0 falls into bucket i at scale s when base^i < v <= base^(i+1), base = 2^(2^-s)
  * (OpenTelemetry data model). Percentiles are estimated at the geometric centre of their
  * bucket and clamped to the exact min and max, so the relative error is at most
- * 2^(2^-(s+1)) - 1.
+ * 2^(2^-(s+1)) - 1. The SDK's histograms take no negative values; the aggregate still orders
+ * them correctly should a producer send some.
  */
 
 /** The SDK's largest exponential histogram scale. */
@@ -184,8 +185,12 @@ export function quantiles(aggregate: Readonly<HistogramAggregate>, qs: readonly 
   let q = 0;
   let seen = 0;
   const settle = (value: number, upTo: number): void => {
-    while (q < qs.length && Math.max(1, Math.ceil(qs[q]! * n)) <= upTo) {
-      result.push(Math.min(aggregate.max, Math.max(aggregate.min, value)));
+    while (q < qs.length) {
+      const rank = Math.max(1, Math.ceil(qs[q]! * n));
+      if (rank > upTo) return;
+      // The lowest and highest ranks are known exactly.
+      const estimate = rank === 1 ? aggregate.min : rank === n ? aggregate.max : value;
+      result.push(Math.min(aggregate.max, Math.max(aggregate.min, estimate)));
       q++;
     }
   };

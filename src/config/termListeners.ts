@@ -82,16 +82,16 @@ class TermListenerReader {
   private _readListener(entry: TupleNode, address: TermNode, options: ListNode): ListenerConfig {
     const { port, ipAddress } = this._readAddress(address);
     const settings = this._readOptions(options.elements, LISTENER_OPTIONS, 'a listener option', '', true);
-    const transport = settings.get('transport_options');
+    const transport = valueOf(settings.get('transport_options'));
     if (transport !== undefined) {
       if (transport.kind !== 'list') this._fail(transport, 'for transport_options', 'a list');
       const inner = this._readOptions(transport.elements, TRANSPORT_OPTIONS, 'a transport option', ' in transport_options');
-      for (const [name, value] of inner) {
+      for (const [name, option] of inner) {
         const outer = settings.get(name);
         if (outer !== undefined) {
-          this._failAt(value, `${name} a second time`, `each option once (first at ${placeOf(outer)})`);
+          this._failAt(option, `${name} a second time`, `each option once (first at ${placeOf(outer)})`);
         }
-        settings.set(name, value);
+        settings.set(name, option);
       }
     }
 
@@ -99,9 +99,9 @@ class TermListenerReader {
       port,
       ipAddress,
       ipVersion: ipAddress?.includes(':') ? 6 : 4,
-      numAcceptors: this._count(settings.get('num_acceptors'), 'num_acceptors', CONFIG_DEFAULTS.numAcceptors, false),
-      maxConnections: this._count(settings.get('max_connections'), 'max_connections', CONFIG_DEFAULTS.maxConnections, true),
-      handlerGroups: this._readGroups(settings.get('modules') as ListNode),
+      numAcceptors: this._count(valueOf(settings.get('num_acceptors')), 'num_acceptors', CONFIG_DEFAULTS.numAcceptors, false),
+      maxConnections: this._count(valueOf(settings.get('max_connections')), 'max_connections', CONFIG_DEFAULTS.maxConnections, true),
+      handlerGroups: this._readGroups(valueOf(settings.get('modules')) as ListNode),
       place: placeOf(entry),
     };
     checkUniqueGroups(listener, this._file);
@@ -127,6 +127,7 @@ class TermListenerReader {
 
   /**
    * Reads a list of `{Name, Value}` options, allowing only `known` names, each once.
+   * @returns each option's tuple by name
    * @param what how one option is described when it is not a pair
    * @param within appended to an unknown option's name, e.g. ` in transport_options`
    * @param refuseSsl whether `{ssl, ...}` gets the TLS explanation instead of "unknown option"
@@ -137,9 +138,8 @@ class TermListenerReader {
     what: string,
     within: string,
     refuseSsl = false,
-  ): Map<string, TermNode> {
-    const found = new Map<string, TermNode>();
-    const places = new Map<string, TermNode>();
+  ): Map<string, TupleNode> {
+    const found = new Map<string, TupleNode>();
     for (const option of options) {
       if (option.kind !== 'tuple' || option.elements.length !== 2 || option.elements[0]!.kind !== 'atom') {
         this._fail(option, `for ${what}`, '{Name, Value}');
@@ -149,10 +149,9 @@ class TermListenerReader {
       if (!known.includes(name)) {
         this._failAt(option, `unknown option ${printAtom(name)}${within}`, expectedOneOf(name, known));
       }
-      const first = places.get(name);
+      const first = found.get(name);
       if (first !== undefined) this._failAt(option, `${name} a second time`, `each option once (first at ${placeOf(first)})`);
-      places.set(name, option);
-      found.set(name, option.elements[1]!);
+      found.set(name, option);
     }
     return found;
   }
@@ -190,8 +189,8 @@ class TermListenerReader {
     return {
       host: host.value,
       path: path.value,
-      variant: this._variant(options.get('variant')),
-      handlers: this._handlers(options.get('handlers')),
+      variant: this._variant(valueOf(options.get('variant'))),
+      handlers: this._handlers(valueOf(options.get('handlers'))),
       place: placeOf(entry),
     };
   }
@@ -225,6 +224,11 @@ class TermListenerReader {
   private _failAt(at: TermPosition, found: string, expected: string): never {
     throw new ConfigError(this._file, placeOf(at), `found ${found}, expected ${expected}`);
   }
+}
+
+/** The value of a `{Name, Value}` option. */
+function valueOf(option: TupleNode | undefined): TermNode | undefined {
+  return option?.elements[1];
 }
 
 function isAtom(node: TermNode | undefined, name: string): boolean {

@@ -117,7 +117,7 @@ export class SpiralSeries extends Series {
     let changed = false;
     while (this._slots.length > 0 && this._slots[0]! <= slot) {
       this._slots.shift();
-      this.one -= this._deltas.shift()!;
+      this._deltas.shift();
       changed = true;
     }
     if (!changed) return false;

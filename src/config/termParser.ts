@@ -213,7 +213,8 @@ class TermReader {
       this._skipSpace();
       if (this._peek() === '/') {
         this._advance();
-        if (this._readName() !== 'utf8') this._fail(this._describeHere(), 'utf8 after /');
+        if (this._describeHere() !== 'utf8') this._fail(this._describeHere(), 'utf8 after /');
+        this._readName();
         this._skipSpace();
       }
       if (this._peek() === ',') {

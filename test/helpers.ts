@@ -1,6 +1,7 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { legacyMetricsApi, LegacyMetricsReader, type LegacyMetricsReaderOptions, type Variant } from '../src';
+import { jsonSerializer } from '../src/jsonSerializer';
 
 /** A MeterProvider with a LegacyMetricsReader on it, and a fake clock the test moves. */
 export interface Rig {
@@ -37,4 +38,11 @@ export async function createApp(reader: LegacyMetricsReader, variant: Variant = 
   await app.register(legacyMetricsApi, { reader, variant, prefix: '/api' });
   await app.ready();
   return app;
+}
+
+/** What the legacy API answers for a path, read straight from the reader's snapshot. */
+export function read(reader: LegacyMetricsReader, path: string, variant: Variant = 'host_type'): { status: number; json: any } {
+  const segments = path.split('/').filter((s) => s !== '');
+  const response = reader.snapshot.respond(variant, segments, jsonSerializer);
+  return { status: response.status, json: JSON.parse(response.body.toString()) };
 }

@@ -7,12 +7,13 @@ import type { LegacySerializer, MetricEntries } from './serializer';
  * or datapoint name that is not an XML name is encoded the way XmlConvert.EncodeName does,
  * each offending character written as _xHHHH_ (its code point in hex). So `test type` becomes
  * `test_x0020_type` and the datapoint `50` becomes `_x0035_0`. A literal `_` that would read
- * as such an escape is itself escaped as `_x005F_`.
+ * as such an escape is itself escaped as `_x005F_`. Characters outside the Basic Multilingual
+ * Plane are escaped too: XML 1.0 before its fifth edition, and many parsers, reject them in names.
  */
 
 // XML 1.0 (fifth edition) NameStartChar, without ':' (reserved for namespaces).
 const NAME_START =
-  /[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}]/u;
+  /[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/u;
 const NAME_CHAR = /[-.0-9\u00B7\u0300-\u036F\u203F-\u2040]/u;
 const LOOKS_LIKE_ESCAPE = /^x[0-9A-Fa-f]{4}_/;
 const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9.-]*$/;

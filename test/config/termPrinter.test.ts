@@ -1,0 +1,46 @@
+import type { TermNode } from '../../src/config/termParser';
+import { printAtom, printTerm } from '../../src/config/termPrinter';
+
+const at = { line: 1, column: 1 };
+const atom = (value: string): TermNode => ({ kind: 'atom', value, ...at });
+const string = (value: string): TermNode => ({ kind: 'string', value, ...at });
+const integer = (value: bigint): TermNode => ({ kind: 'integer', value, ...at });
+const float = (value: number): TermNode => ({ kind: 'float', value, ...at });
+
+const CASES: Array<[TermNode, string]> = [
+  [atom('abc_def@x'), 'abc_def@x'],
+  [atom('Any atom'), "'Any atom'"],
+  [atom("it's"), "'it\\'s'"],
+  [atom('a"b'), "'a\"b'"],
+  [atom('end'), "'end'"],
+  [atom(''), "''"],
+  [string('plain'), '"plain"'],
+  [string('q"b\\n\nt\tr\r'), '"q\\"b\\\\n\\nt\\tr\\r"'],
+  [string('\x00\x1b\x7f'), '"\\x{0}\\x{1B}\\x{7F}"'],
+  [string("it's 日本 😀"), '"it\'s 日本 😀"'],
+  [{ kind: 'binary', value: '', ...at }, '<<>>'],
+  [{ kind: 'binary', value: 'a"b', ...at }, '<<"a\\"b">>'],
+  [integer(-5n), '-5'],
+  [integer(123456789012345678901234567890n), '123456789012345678901234567890'],
+  [float(1.5), '1.5'],
+  [float(1), '1.0'],
+  [float(-0), '-0.0'],
+  [float(1e21), '1.0e+21'],
+  [float(1.5e-7), '1.5e-7'],
+  [float(5e-324), '5.0e-324'],
+  [{ kind: 'tuple', elements: [atom('a'), { kind: 'list', elements: [integer(1n), string('x')], ...at }], ...at }, '{a,[1,"x"]}'],
+  [{ kind: 'list', elements: [], ...at }, '[]'],
+  [{ kind: 'tuple', elements: [], ...at }, '{}'],
+];
+
+describe('printTerm', () => {
+  it.each(CASES)('should print %j as %s', (node, text) => {
+    expect(printTerm(node)).toBe(text);
+  });
+});
+
+describe('printAtom', () => {
+  it('should quote only what Erlang would not read unquoted', () => {
+    expect(['ok', 'OK', '_x', 'a-b', 'a.b', 'or', 'orelse2'].map(printAtom)).toEqual(["ok", "'OK'", "'_x'", "'a-b'", "'a.b'", "'or'", 'orelse2']);
+  });
+});

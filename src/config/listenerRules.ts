@@ -64,13 +64,16 @@ export function expectedOneOf(found: string, allowed: readonly string[], show: (
   return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
 }
 
-/** The allowed name within two edits of `found`, if exactly one is closest. */
+/**
+ * The allowed name closest to `found`, if it is within two edits and within a third of
+ * its own length (so `x` does not suggest `a`).
+ */
 function closestName(found: string, allowed: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = 3;
+  let bestDistance = Infinity;
   for (const name of allowed) {
     const distance = editDistance(found.toLowerCase(), name);
-    if (distance < bestDistance) {
+    if (distance < bestDistance && distance <= Math.min(2, Math.floor(name.length / 3))) {
       best = name;
       bestDistance = distance;
     }

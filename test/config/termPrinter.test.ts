@@ -34,7 +34,7 @@ const CASES: Array<[TermNode, string]> = [
 ];
 
 describe('printTerm', () => {
-  it.each(CASES)('should print %j as %s', (node, text) => {
+  it.each(CASES.map(([node, text]) => [text, node] as const))('should print %s', (text, node) => {
     expect(printTerm(node)).toBe(text);
   });
 });

@@ -82,6 +82,11 @@ const OCTAL_DIGIT = /[0-7]/;
 const HEX_DIGIT = /[0-9A-Fa-f]/;
 const WHITESPACE = /[ \t\n\r\f\v]/;
 const CONTROL_LETTER = /[A-Za-z]/;
+/** For each base from 2 to 36, a pattern matching one of its digits (either case). */
+const BASE_DIGITS: readonly RegExp[] = Array.from(
+  { length: 37 },
+  (_, base) => new RegExp(`[${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, Math.max(base, 1))}]`, 'i'),
+);
 
 /**
  * Parses a whole file of terms.
@@ -305,8 +310,7 @@ class TermReader {
       const base = Number(digits);
       if (base < 2 || base > 36) this._failAt(start, `base ${digits}`, 'a base from 2 to 36 before #');
       this._advance();
-      const valid = new RegExp(`[${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, base)}]`, 'i');
-      const based = this._readDigits(valid, `a base ${base} digit`);
+      const based = this._readDigits(BASE_DIGITS[base]!, `a base ${base} digit`);
       let value = 0n;
       for (const d of based) value = value * BigInt(base) + BigInt(parseInt(d, 36));
       return { kind: 'integer', value, ...start };

@@ -1,0 +1,183 @@
+import { ValueType } from '@opentelemetry/api';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
+import {
+  createMeterProviderWithLegacyApi,
+  type MeterProviderWithLegacyApi,
+} from '../../src/createMeterProviderWithLegacyApi';
+import {
+  freePort,
+  INSTALL_HINT,
+  requireCommand,
+  start,
+  stop,
+  temporaryDirectory,
+  waitUntil,
+  type Tracked,
+} from './support';
+
+/**
+ * A real Prometheus server scrapes the official exporter that the setup feeds beside the legacy
+ * reader; its query API must give the numbers the legacy API serves.
+ */
+
+const JOB = 'messaging-server';
+type LegacyMap = Record<string, Record<string, number>>;
+
+interface VectorSample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+describe('Prometheus scraping the exporter beside the legacy API', () => {
+  let telemetry: MeterProviderWithLegacyApi | undefined;
+  let legacyServer: LegacyMetricsServer | undefined;
+  let prometheus: Tracked | undefined;
+  let queryUrl = '';
+  const dir = temporaryDirectory('prometheus-legacy-');
+  const legacy: Record<string, LegacyMap> = {};
+
+  /** An instant query; fails on any error the query API reports. */
+  async function query(expression: string): Promise<VectorSample[]> {
+    const response = await fetch(`${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`);
+    const body = (await response.json()) as { status: string; error?: string; data: { result: VectorSample[] } };
+    if (body.status !== 'success') throw new Error(`query ${expression} failed: ${body.error}`);
+    return body.data.result;
+  }
+
+  /** The value of a query that must give exactly one series. */
+  async function single(expression: string): Promise<number> {
+    const result = await query(expression);
+    if (result.length !== 1) throw new Error(`query ${expression} gave ${result.length} series, expected 1`);
+    return Number(result[0]!.value[1]);
+  }
+
+  beforeAll(async () => {
+    requireCommand('prometheus', INSTALL_HINT.prometheus);
+    requireCommand('promtool', INSTALL_HINT.prometheus);
+
+    telemetry = await createMeterProviderWithLegacyApi({
+      legacy: { hostTypes: ['localhost', 'test type'] },
+      prometheus: { host: '127.0.0.1', port: 0 },
+      otlp: { enabled: false },
+    });
+    legacyServer = await startLegacyMetricsServer(telemetry.legacyReader, { port: 0 });
+    const meter = telemetry.meterProvider.getMeter('messaging-server');
+    const messages = meter.createCounter('xmppMessageSent', { valueType: ValueType.INT });
+    const sessions = meter.createUpDownCounter('sessionCount', { valueType: ValueType.INT });
+    const authorize = meter.createHistogram('backends.auth.authorize', { unit: 'ms' });
+    messages.add(7, { host_type: 'localhost' });
+    messages.add(5, { host_type: 'test type' });
+    messages.add(2);
+    sessions.add(2, { host_type: 'localhost' });
+    sessions.add(1, { host_type: 'test type' });
+    meter.createGauge('clusterSize', { valueType: ValueType.INT }).record(3);
+    for (const v of [5, 50, 120]) authorize.record(v, { host_type: 'localhost' });
+    await telemetry.forceFlush();
+    for (const [key, path] of [
+      ['localhost', 'host_type/localhost'],
+      ['test type', 'host_type/test_type'],
+      ['global', 'global'],
+    ] as const) {
+      const response = await fetch(`${legacyServer.url}/api/metrics/${path}`);
+      legacy[key] = ((await response.json()) as { metrics: LegacyMap }).metrics;
+    }
+    const all = await fetch(`${legacyServer.url}/api/metrics/all/xmppMessageSent`);
+    legacy.all = { xmppMessageSent: ((await all.json()) as { metric: Record<string, number> }).metric };
+
+    const target = new URL(telemetry.prometheusUrl!);
+    const webPort = await freePort();
+    queryUrl = `http://127.0.0.1:${webPort}`;
+    const config = join(dir.path, 'prometheus.yml');
+    writeFileSync(
+      config,
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  scrape_timeout: 1s',
+        'scrape_configs:',
+        `  - job_name: ${JOB}`,
+        `    metrics_path: ${target.pathname}`,
+        '    static_configs:',
+        `      - targets: ['${target.host}']`,
+        '',
+      ].join('\n'),
+    );
+    prometheus = start('prometheus', [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir.path, 'data')}`,
+      `--web.listen-address=127.0.0.1:${webPort}`,
+      '--log.level=warn',
+    ]);
+    // Targets are applied on a 5 s tick: the first scrape comes 5–6 s after start.
+    await waitUntil(
+      'a successful scrape (up == 1)',
+      20_000,
+      async () => {
+        if (prometheus!.exited()) throw new Error('prometheus exited');
+        const up = await query(`up{job="${JOB}"}`);
+        return up.length === 1 && up[0]!.value[1] === '1' ? true : undefined;
+      },
+      () => `prometheus output:\n${prometheus!.output()}`,
+    );
+  }, 40_000);
+
+  afterAll(async () => {
+    await stop(prometheus);
+    await legacyServer?.close();
+    await telemetry?.shutdown();
+    dir.remove();
+  });
+
+  describe.each([
+    ['localhost', 'localhost'],
+    ['test type', 'test type'],
+  ])('host type %s', (hostType, label) => {
+    it('should give the counter total of the legacy count', async () => {
+      const value = await single(`xmppMessageSent_total{job="${JOB}",host_type="${label}"}`);
+      expect(value).toBe(legacy[hostType]!.xmppMessageSent!.count);
+    });
+
+    it('should give the up-down counter value of the legacy value', async () => {
+      const value = await single(`sessionCount{job="${JOB}",host_type="${label}"}`);
+      expect(value).toBe(legacy[hostType]!.sessionCount!.value);
+    });
+  });
+
+  describe('global and summed metrics', () => {
+    it('should give /all as the sum over host_type, global included', async () => {
+      const total = legacy.all!.xmppMessageSent!.count;
+      expect(await single(`sum without(host_type)(xmppMessageSent_total{job="${JOB}"})`)).toBe(total);
+      expect(await single(`sum(xmppMessageSent_total{job="${JOB}"})`)).toBe(total);
+    });
+
+    it('should give global metrics as the series without a host_type label', async () => {
+      expect(await single(`xmppMessageSent_total{job="${JOB}",host_type=""}`)).toBe(legacy.global!.xmppMessageSent!.count);
+      expect(await single(`clusterSize{job="${JOB}"}`)).toBe(legacy.global!.clusterSize!.value);
+    });
+
+    it('should give the histogram count and sum of the legacy n and mean', async () => {
+      const histogram = legacy.localhost!['backends.auth.authorize']!;
+      const count = await single(`backends_auth_authorize_count{job="${JOB}",host_type="localhost"}`);
+      const sum = await single(`backends_auth_authorize_sum{job="${JOB}",host_type="localhost"}`);
+      expect(count).toBe(histogram.n);
+      expect(sum).toBeCloseTo(histogram.n! * histogram.mean!, 9);
+      expect(await single(`backends_auth_authorize_sum{job="${JOB}",host_type="localhost"} / backends_auth_authorize_count{job="${JOB}",host_type="localhost"}`)).toBeCloseTo(histogram.mean!, 9);
+    });
+  });
+
+  describe('promtool check metrics', () => {
+    it('should parse the exposition (exit 0, or 3 for lint findings only)', async () => {
+      const response = await fetch(telemetry!.prometheusUrl!, { headers: { accept: 'text/plain;version=0.0.4' } });
+      const exposition = await response.text();
+      const check = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8', timeout: 10_000 });
+      // Exit 1 is a parse error; 3 means lint findings only: camelCase names, as the exporter keeps
+      // them, always give some, and 2.42 cannot turn linting off.
+      const output = `${check.stdout}${check.stderr}`;
+      expect({ parsed: check.status === 0 || check.status === 3, output }).toEqual({ parsed: true, output });
+      expect(output).not.toMatch(/error/i);
+    });
+  });
+});

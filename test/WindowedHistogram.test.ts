@@ -1,4 +1,4 @@
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, type ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import { emptyAggregate, mergeInto, quantiles, WindowedHistogram, type HistogramAggregate } from '../src/WindowedHistogram';
 import { LegacyMetricsReader } from '../src';
 
@@ -7,11 +7,11 @@ async function sdkPoints(batches: number[][], maxSize = 1024) {
   const reader = new LegacyMetricsReader({ histogramMaxBuckets: maxSize });
   const provider = new MeterProvider({ readers: [reader] });
   const histogram = provider.getMeter('t').createHistogram('h');
-  const points = [];
+  const points: ExponentialHistogram[] = [];
   for (const batch of batches) {
     for (const value of batch) histogram.record(value);
     const { resourceMetrics } = await reader.collect();
-    points.push(resourceMetrics.scopeMetrics[0]!.metrics[0]!.dataPoints[0]!.value as never);
+    points.push(resourceMetrics.scopeMetrics[0]!.metrics[0]!.dataPoints[0]!.value as ExponentialHistogram);
   }
   await provider.shutdown();
   return points;

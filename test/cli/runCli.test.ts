@@ -55,7 +55,10 @@ describe('startDemo', () => {
       let listing: { host_types: string[]; metrics: string[]; global: string[] } | undefined;
       while (Date.now() < deadline) {
         listing = (await (await fetch(`${demo.legacyUrl}/api/metrics`)).json()) as typeof listing;
-        if (listing!.global.includes('nodeUpTime') && listing!.metrics.includes('sessionCount')) break;
+        const global = (await (await fetch(`${demo.legacyUrl}/api/metrics/global`)).json()) as { metrics: object };
+        // Stanza sizes appear with the first messages, once sessions are open.
+        const messages = 'data.xmpp.sent.xml_stanza_size' in global.metrics;
+        if (listing!.global.includes('nodeUpTime') && listing!.metrics.includes('sessionCount') && messages) break;
         await new Promise((done) => setTimeout(done, 200));
       }
       expect(listing!.host_types).toEqual(['localhost', 'test type']);

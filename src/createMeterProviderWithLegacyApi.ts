@@ -269,7 +269,8 @@ function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
 
 function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
   if (value !== undefined && !isPlainObject(value)) {
-    throw new InvalidOptionError(`otlp must be an object (got ${describe(value)})`);
+    const hint = typeof value === 'boolean' ? `; use { enabled: ${value} }` : '';
+    throw new InvalidOptionError(`otlp must be an object (got ${describe(value)})${hint}`);
   }
   const options = value ?? {};
   checkKeys('otlp.', options, OTLP_KEYS);

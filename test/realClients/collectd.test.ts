@@ -1,5 +1,5 @@
 import { ValueType } from '@opentelemetry/api';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
 import {
@@ -20,21 +20,23 @@ import {
 /**
  * collectd's curl_json plugin polls the legacy API exactly as a legacy deployment does (the keys
  * and the `absolute` type of the original documentation), and its csv writer with `StoreRates
- * false` stores the raw numbers, which must equal what the API serves.
+ * false` stores the raw numbers, which must equal what the API serves. The shipped example, with
+ * the types this package recommends, must do the same.
  */
 
 const HOSTNAME = 'legacy-poller';
 const INSTANCE = 'messaging';
 const CURL_JSON = '/usr/lib/collectd/curl_json.so';
+const EXAMPLE = join(__dirname, '..', '..', 'examples', 'collectd.conf');
 /** curl_json keys of a legacy deployment: one per line of its `<URL>` block. */
-const KEYS = ['metrics/sessionCount/value', 'metrics/*/count', 'metrics/*/one'];
-/** The csv writer's file name: `absolute-<key path joined with '-'>-YYYY-MM-DD`. */
-const CSV_FILE = /^absolute-(.+)-\d{4}-\d{2}-\d{2}$/;
+const LEGACY_KEYS = ['metrics/sessionCount/value', 'metrics/*/count', 'metrics/*/one'];
+/** The csv writer's file name: `<type>-<key path joined with '-'>-YYYY-MM-DD`. */
+const CSV_FILE = /^([a-z]+)-(.+)-\d{4}-\d{2}-\d{2}$/;
 
-function collectdConfig(dir: string, url: string): string {
-  const keys = KEYS.map((key) => `    <Key "${key}">\n      Type "absolute"\n    </Key>`).join('\n');
-  return `# A legacy deployment's poller, with the test's timings.
-Hostname "${HOSTNAME}"
+/** A legacy deployment's poller, with the test's timings. */
+function legacyConfig(dir: string, url: string): string {
+  const keys = LEGACY_KEYS.map((key) => `    <Key "${key}">\n      Type "absolute"\n    </Key>`).join('\n');
+  return `Hostname "${HOSTNAME}"
 FQDNLookup false
 BaseDir "${dir}"
 TypesDB "/usr/share/collectd/types.db"
@@ -65,20 +67,40 @@ ${keys}
 `;
 }
 
-/** Every value collectd wrote for each key path, e.g. `metrics-xmppMessageSent-count` → [7, 7]. */
+/** The shipped example, pointed at the test's server and directory, polling every second. */
+function exampleConfig(dir: string, url: string): string {
+  const text = readFileSync(EXAMPLE, 'utf8');
+  const replaced = text
+    .replace(/^Hostname .*$/m, `Hostname "${HOSTNAME}"`)
+    .replace(/^Interval .*$/m, 'Interval 1')
+    .replace(/^MaxReadInterval .*$/m, 'MaxReadInterval 1')
+    .replace(/<URL "http:\/\/127\.0\.0\.1:8088\/api\/metrics\/host_type\/localhost">/, `<URL "${url}">`)
+    .replace(/DataDir ".*"/, `DataDir "${join(dir, 'csv')}"`);
+  for (const [what, before] of [
+    ['Hostname', /^Hostname /m],
+    ['the URL', /<URL "http:\/\/127\.0\.0\.1:8088\//],
+    ['DataDir', /DataDir "/],
+  ] as const) {
+    if (!before.test(text)) throw new Error(`examples/collectd.conf has no ${what} line to point at the test`);
+  }
+  return `BaseDir "${dir}"\n${replaced}`;
+}
+
+/** Every value collectd wrote, by `<type>:<key path>`, e.g. `absolute:metrics-xmppMessageSent-count` → [7, 7]. */
 function writtenValues(dir: string): Map<string, number[]> {
   const values = new Map<string, number[]>();
   const out = join(dir, 'csv', HOSTNAME, `curl_json-${INSTANCE}`);
   if (!existsSync(out)) return values;
-  // Sorted, so that after midnight the later day's file wins.
+  // Sorted, so that after midnight the later day's lines come last.
   for (const file of readdirSync(out).sort()) {
     const match = CSV_FILE.exec(file);
     if (match === null) continue;
     // Header `epoch,value`, then one `<epoch>,<value>` line per read.
     const lines = readFileSync(join(out, file), 'utf8').trim().split('\n').slice(1);
-    const list = values.get(match[1]!) ?? [];
+    const key = `${match[1]}:${match[2]}`;
+    const list = values.get(key) ?? [];
     for (const line of lines) list.push(Number(line.split(',')[1]));
-    values.set(match[1]!, list);
+    values.set(key, list);
   }
   return values;
 }
@@ -90,15 +112,10 @@ describe('collectd curl_json polling the legacy API', () => {
   let server: LegacyMetricsServer | undefined;
   let collectd: Tracked | undefined;
   const dir = temporaryDirectory('collectd-legacy-');
+  let url = '';
+  let api: LegacyMap = {};
 
-  afterAll(async () => {
-    await stop(collectd);
-    await server?.close();
-    await telemetry?.shutdown();
-    dir.remove();
-  });
-
-  it('should write the values the API serves', async () => {
+  beforeAll(async () => {
     requireCommand('collectd', INSTALL_HINT.collectd);
     requireLinkedLibraries(CURL_JSON, INSTALL_HINT.collectd);
 
@@ -118,41 +135,77 @@ describe('collectd curl_json polling the legacy API', () => {
     meter.createHistogram('backends.auth.authorize').record(5, localhost);
     await telemetry.forceFlush();
 
-    const url = `${server.url}/api/metrics/host_type/localhost`;
-    const api = ((await (await fetch(url)).json()) as { metrics: LegacyMap }).metrics;
-    const expected = new Map<string, number>([['metrics-sessionCount-value', api.sessionCount!.value!]]);
-    for (const [name, value] of Object.entries(api)) {
-      if ('count' in value) {
-        expected.set(`metrics-${name}-count`, value.count!);
-        expected.set(`metrics-${name}-one`, value.one!);
-      }
-    }
-    expect(expected.get('metrics-xmppMessageSent-count')).toBe(7);
-    expect(expected.get('metrics-xmppErrorTotal.iq-one')).toBe(2);
+    url = `${server.url}/api/metrics/host_type/localhost`;
+    api = ((await (await fetch(url)).json()) as { metrics: LegacyMap }).metrics;
+    expect(api.xmppMessageSent).toEqual({ count: 7, one: 7 });
+  });
 
-    const config = join(dir.path, 'collectd.conf');
-    writeFileSync(config, collectdConfig(dir.path, url));
-    collectd = start('collectd', ['-f', '-C', config]);
+  afterAll(async () => {
+    await stop(collectd);
+    await server?.close();
+    await telemetry?.shutdown();
+    dir.remove();
+  });
+
+  /** What collectd must write, by `<type>:<key path>`, given the types of count, one and value. */
+  function expectedValues(types: { count: string; one: string; value: string }): Map<string, number> {
+    const expected = new Map<string, number>([[`${types.value}:metrics-sessionCount-value`, api.sessionCount!.value!]]);
+    for (const [name, value] of Object.entries(api)) {
+      if (!('count' in value)) continue;
+      expected.set(`${types.count}:metrics-${name}-count`, value.count!);
+      expected.set(`${types.one}:metrics-${name}-one`, value.one!);
+    }
+    return expected;
+  }
+
+  /** Runs collectd on `config` until it has read every expected key twice; returns what it wrote. */
+  async function runCollectd(name: string, config: string, expected: Map<string, number>): Promise<Map<string, number[]>> {
+    const runDir = join(dir.path, name);
+    mkdirSync(runDir);
+    const file = join(runDir, 'collectd.conf');
+    writeFileSync(file, config(runDir));
+    const check = start('collectd', ['-t', '-C', file]);
+    await waitUntil('collectd -t to finish', 10_000, () => (check.exited() ? true : undefined));
+    expect({ config: name, status: check.child.exitCode, output: check.output() }).toEqual({ config: name, status: 0, output: '' });
+
+    collectd = start('collectd', ['-f', '-C', file]);
     const explain = (): string => {
-      const log = join(dir.path, 'collectd.log');
+      const log = join(runDir, 'collectd.log');
       return `collectd output:\n${collectd!.output()}\ncollectd.log:\n${existsSync(log) ? readFileSync(log, 'utf8') : '(none)'}`;
     };
     // Two reads of every key: the poller keeps polling at its interval, and gets the same values.
     const written = await waitUntil(
-      'collectd to read every key twice',
+      `collectd (${name}) to read every key twice`,
       15_000,
       () => {
         if (collectd!.exited()) throw new Error('collectd exited');
-        const values = writtenValues(dir.path);
+        const values = writtenValues(runDir);
         return [...expected.keys()].every((key) => (values.get(key)?.length ?? 0) >= 2) ? values : undefined;
       },
       explain,
     );
     await stop(collectd);
+    collectd = undefined;
+    return written;
+  }
 
+  function expectWritten(written: Map<string, number[]>, expected: Map<string, number>): void {
     expect([...written.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [key, value] of expected) {
       expect({ key, values: written.get(key)!.slice(0, 2) }).toEqual({ key, values: [value, value] });
     }
+  }
+
+  it('should write the values the API serves with a legacy deployment configuration', async () => {
+    const expected = expectedValues({ count: 'absolute', one: 'absolute', value: 'absolute' });
+    expect(expected.get('absolute:metrics-xmppErrorTotal.iq-one')).toBe(2);
+    const written = await runCollectd('legacy', (runDir) => legacyConfig(runDir, url), expected);
+    expectWritten(written, expected);
+  });
+
+  it('should write the same raw values with examples/collectd.conf (derive for count, gauge for one and value)', async () => {
+    const expected = expectedValues({ count: 'derive', one: 'gauge', value: 'gauge' });
+    const written = await runCollectd('example', (runDir) => exampleConfig(runDir, url), expected);
+    expectWritten(written, expected);
   });
 });

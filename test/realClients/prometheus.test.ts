@@ -1,7 +1,8 @@
 import { ValueType } from '@opentelemetry/api';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
 import {
   createMeterProviderWithLegacyApi,
@@ -22,6 +23,33 @@ import {
  * A real Prometheus server scrapes the official exporter that the setup feeds beside the legacy
  * reader; its query API must give the numbers the legacy API serves.
  */
+
+const EXAMPLE = join(__dirname, '..', '..', 'examples', 'prometheus.yml');
+
+interface ScrapeConfig {
+  job_name: string;
+  metrics_path?: string;
+  static_configs: Array<{ targets: string[] }>;
+}
+interface PrometheusConfig {
+  global: { scrape_interval: string; scrape_timeout: string };
+  scrape_configs: ScrapeConfig[];
+}
+
+/** The shipped example with the test's target and a 1 s scrape. */
+function testConfig(target: URL): { config: PrometheusConfig; job: string } {
+  const config = parse(readFileSync(EXAMPLE, 'utf8')) as PrometheusConfig;
+  expect(config.scrape_configs).toHaveLength(1);
+  const scrape = config.scrape_configs[0]!;
+  expect({ path: scrape.metrics_path, targets: scrape.static_configs[0]!.targets }).toEqual({
+    path: '/metrics',
+    targets: ['127.0.0.1:9464'],
+  });
+  config.global = { scrape_interval: '1s', scrape_timeout: '1s' };
+  scrape.metrics_path = target.pathname;
+  scrape.static_configs = [{ targets: [target.host] }];
+  return { config, job: scrape.job_name };
+}
 
 const JOB = 'messaging-server';
 type LegacyMap = Record<string, Record<string, number>>;
@@ -90,23 +118,12 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
     const target = new URL(telemetry.prometheusUrl!);
     const webPort = await freePort();
     queryUrl = `http://127.0.0.1:${webPort}`;
-    const config = join(dir.path, 'prometheus.yml');
-    writeFileSync(
-      config,
-      [
-        'global:',
-        '  scrape_interval: 1s',
-        '  scrape_timeout: 1s',
-        'scrape_configs:',
-        `  - job_name: ${JOB}`,
-        `    metrics_path: ${target.pathname}`,
-        '    static_configs:',
-        `      - targets: ['${target.host}']`,
-        '',
-      ].join('\n'),
-    );
+    const { config, job } = testConfig(target);
+    expect(job).toBe(JOB);
+    const configFile = join(dir.path, 'prometheus.yml');
+    writeFileSync(configFile, stringify(config));
     prometheus = start('prometheus', [
-      `--config.file=${config}`,
+      `--config.file=${configFile}`,
       `--storage.tsdb.path=${join(dir.path, 'data')}`,
       `--web.listen-address=127.0.0.1:${webPort}`,
       '--log.level=warn',
@@ -165,6 +182,16 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
       expect(count).toBe(histogram.n);
       expect(sum).toBeCloseTo(histogram.n! * histogram.mean!, 9);
       expect(await single(`backends_auth_authorize_sum{job="${JOB}",host_type="localhost"} / backends_auth_authorize_count{job="${JOB}",host_type="localhost"}`)).toBeCloseTo(histogram.mean!, 9);
+    });
+  });
+
+  describe('promtool check config', () => {
+    it('should accept examples/prometheus.yml', () => {
+      const check = spawnSync('promtool', ['check', 'config', EXAMPLE], { encoding: 'utf8', timeout: 10_000 });
+      expect({ status: check.status, output: `${check.stdout}${check.stderr}` }).toEqual({
+        status: 0,
+        output: expect.stringContaining('SUCCESS') as unknown,
+      });
     });
   });
 

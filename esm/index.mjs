@@ -4,17 +4,22 @@ import cjs from '../dist/src/index.js';
 
 export const {
   ALLOWED_METHODS,
+  CONFIG_DEFAULTS,
   ConfigError,
   DEFAULT_READER_OPTIONS,
   DEFAULT_SERVER_OPTIONS,
   HOST_ATTRIBUTE,
   HOST_TYPE_ATTRIBUTE,
   InvalidOptionError,
+  KNOWN_HANDLERS,
   LegacyApiError,
   LegacyMetricsReader,
   ListenError,
   Snapshot,
   VARIANTS,
   legacyMetricsApi,
+  loadLegacyApiConfig,
+  parseLegacyApiConfig,
+  startLegacyMetricsListeners,
   startLegacyMetricsServer,
 } = cjs;

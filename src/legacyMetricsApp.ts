@@ -30,7 +30,9 @@ export function createLegacyMetricsApp(
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
   }
   for (const mount of mounts) {
-    void app.register(legacyMetricsApi, { reader, variant: mount.variant, host: mount.host, prefix: mount.path });
+    // fastify keeps a prefix of `/` as is, which would double the slash before `metrics`.
+    const prefix = mount.path === '/' ? '' : mount.path;
+    void app.register(legacyMetricsApi, { reader, variant: mount.variant, host: mount.host, prefix });
   }
   app.setNotFoundHandler((request, reply) => {
     const standard = !EXTRA_METHODS.includes(request.method);

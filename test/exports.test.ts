@@ -7,18 +7,23 @@ import * as api from '../src';
 /** The public API: adding or removing a name is a deliberate change to this list. */
 const EXPECTED_EXPORTS = [
   'ALLOWED_METHODS',
+  'CONFIG_DEFAULTS',
   'ConfigError',
   'DEFAULT_READER_OPTIONS',
   'DEFAULT_SERVER_OPTIONS',
   'HOST_ATTRIBUTE',
   'HOST_TYPE_ATTRIBUTE',
   'InvalidOptionError',
+  'KNOWN_HANDLERS',
   'LegacyApiError',
   'LegacyMetricsReader',
   'ListenError',
   'Snapshot',
   'VARIANTS',
   'legacyMetricsApi',
+  'loadLegacyApiConfig',
+  'parseLegacyApiConfig',
+  'startLegacyMetricsListeners',
   'startLegacyMetricsServer',
 ].sort();
 

@@ -1,0 +1,138 @@
+import {
+  AggregationTemporality,
+  AggregationType,
+  InstrumentType,
+  MeterProvider,
+  MetricReader,
+  type AggregationOption,
+} from '@opentelemetry/sdk-metrics';
+import { DEFAULT_READER_OPTIONS, LegacyMetricsReader } from '../src';
+import { jsonSerializer } from '../src/jsonSerializer';
+import { argument, emit } from './ipc';
+import { hostTypeNames, isScaleName, sampleOf, SCALES, Workload } from './workload';
+
+/**
+ * Measures, in a process of its own (run with --expose-gc), what the reader costs at one scale:
+ * the CPU of one tick and the heap it keeps. `--reader legacy` registers a LegacyMetricsReader;
+ * `--reader baseline` registers a reader that asks the SDK for exactly the same aggregation
+ * (delta temporality, exponential histograms, the same cardinality limit) and discards what it
+ * collects, so that the difference between the two is what the legacy reader holds beyond the SDK.
+ *
+ * Time is simulated: the reader's clock is a variable that advances one slot per tick, so a
+ * full 60 s window of slots is reached in seconds. Each tick is preceded by the updates of one
+ * second (a rotating 10% of the series) and timed alone, with process.cpuUsage and the wall clock.
+ */
+
+const SLOT_MS = DEFAULT_READER_OPTIONS.slotMs;
+const WINDOW_SLOTS = DEFAULT_READER_OPTIONS.windowMs / SLOT_MS;
+
+/** A reader with the legacy reader's aggregation that drops what it collects. */
+class BaselineReader extends MetricReader {
+  constructor() {
+    const histogram: AggregationOption = {
+      type: AggregationType.EXPONENTIAL_HISTOGRAM,
+      options: { maxSize: DEFAULT_READER_OPTIONS.histogramMaxBuckets, recordMinMax: true },
+    };
+    super({
+      aggregationTemporalitySelector: () => AggregationTemporality.DELTA,
+      aggregationSelector: (type) => (type === InstrumentType.HISTOGRAM ? histogram : { type: AggregationType.DEFAULT }),
+      cardinalitySelector: () => DEFAULT_READER_OPTIONS.cardinalityLimit,
+    });
+  }
+
+  protected override async onForceFlush(): Promise<void> {
+    await this.collect();
+  }
+
+  protected override async onShutdown(): Promise<void> {}
+}
+
+function summary(values: number[]): { mean: number; median: number; p90: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { mean: values.reduce((a, b) => a + b, 0) / values.length, median: at(0.5), p90: at(0.9), max: sorted[sorted.length - 1]! };
+}
+
+async function collectGarbage(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run with --expose-gc');
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+async function main(): Promise<void> {
+  const scaleName = argument('scale') ?? 'S';
+  if (!isScaleName(scaleName)) throw new Error(`unknown scale ${scaleName}`);
+  const scale = SCALES[scaleName];
+  const kind = argument('reader') ?? 'legacy';
+  const measuredTicks = Number(argument('ticks') ?? 60);
+
+  const clock = { now: 1_700_000_000_000 };
+  const legacy = kind === 'legacy' ? new LegacyMetricsReader({ hostTypes: hostTypeNames(scale), now: () => clock.now }) : undefined;
+  const reader = legacy ?? new BaselineReader();
+  const provider = new MeterProvider({ readers: [reader] });
+  const workload = new Workload(provider.getMeter('bench'), scale);
+
+  const timeTick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
+    // Yield first, so that no other work lands inside the measurement.
+    await new Promise((resolve) => setImmediate(resolve));
+    const cpu = process.cpuUsage();
+    const wall = performance.now();
+    await reader.forceFlush();
+    const wallMs = performance.now() - wall;
+    const spent = process.cpuUsage(cpu);
+    return { cpuMs: (spent.user + spent.system) / 1000, wallMs };
+  };
+
+  workload.populate();
+  const first = await timeTick();
+  // Fill the window, so that each measured tick also expires the slot that leaves it.
+  for (let i = 0; i < WINDOW_SLOTS + 10; i++) {
+    clock.now += SLOT_MS;
+    workload.update(workload.updatesPerSecond);
+    await reader.forceFlush();
+  }
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (let i = 0; i < measuredTicks; i++) {
+    clock.now += SLOT_MS;
+    workload.update(workload.updatesPerSecond);
+    const tick = await timeTick();
+    cpu.push(tick.cpuMs);
+    wall.push(tick.wallMs);
+  }
+
+  if (legacy !== undefined) {
+    // Hold what a polled snapshot holds: the bodies of the benchmarked endpoints.
+    const { hostType, metric } = sampleOf(scale);
+    for (const path of [[], ['all'], ['host_type', hostType], ['host_type', hostType, metric], ['global']]) {
+      const response = legacy.snapshot.respond('host_type', ['metrics', ...path], jsonSerializer);
+      if (response.status !== 200) throw new Error(`/metrics/${path.join('/')} answered ${response.status}`);
+    }
+    if (legacy.seriesCount !== workload.seriesCount) {
+      throw new Error(`the reader holds ${legacy.seriesCount} series, expected ${workload.seriesCount}`);
+    }
+  }
+  await collectGarbage();
+  const memory = process.memoryUsage();
+  emit('result', {
+    reader: kind,
+    series: workload.seriesCount,
+    updatesPerTick: workload.updatesPerSecond,
+    firstTick: first,
+    tickCpuMs: summary(cpu),
+    tickWallMs: summary(wall),
+    heapUsed: memory.heapUsed,
+    external: memory.external,
+  });
+  // Keep everything reachable until the numbers are taken.
+  await provider.shutdown();
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,386 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ChildChannel } from './ipc';
+import { CEILING_ROUTES } from './server';
+import { checkWrk, runWrk, type LoadResult } from './wrk';
+import { isScaleName, sampleOf, SCALES, UPDATE_FRACTION, type Scale, type ScaleName } from './workload';
+
+/**
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10]`
+ *
+ * For each scale: measures the reader's tick and heap in two child processes (legacy reader vs a
+ * reader with the same SDK aggregation that keeps nothing), then starts the server under test
+ * (server.ts) in a child process and drives it with wrk, one case after another at the same
+ * connection count: for each legacy endpoint a static route sending a body of the same size
+ * (the ceiling) and then the endpoint itself, and last the Prometheus exporter's handler.
+ * Prints one table of throughput and one of the reader's own costs, and writes the numbers
+ * to .bench/results.json.
+ */
+
+interface Options {
+  scales: ScaleName[];
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = { scales: ['S', 'M', 'L', 'XL'], seconds: 10, warmupSeconds: 1, connections: 10 };
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i]!;
+    const value = argv[i + 1];
+    const number = (): number => {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number (got ${value})`);
+      i++;
+      return n;
+    };
+    switch (name) {
+      case '--scale': {
+        const scales = (value ?? '').split(',').map((s) => s.trim().toUpperCase());
+        for (const scale of scales) if (!isScaleName(scale)) throw new Error(`--scale: unknown scale ${scale} (S, M, L, XL)`);
+        options.scales = scales as ScaleName[];
+        i++;
+        break;
+      }
+      case '--seconds':
+        options.seconds = Math.round(number());
+        break;
+      case '--warmup':
+        options.warmupSeconds = Math.round(number());
+        break;
+      case '--connections':
+        options.connections = Math.round(number());
+        break;
+      default:
+        throw new Error(`unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N)`);
+    }
+  }
+  return options;
+}
+
+const HERE = __dirname;
+const ACCEPT = { accept: 'application/json' };
+const log = (message: string): void => void process.stderr.write(`${message}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface CaseRow {
+  scale: ScaleName;
+  name: string;
+  kind: 'ceiling' | 'legacy' | 'prometheus';
+  bodyBytes: number;
+  load: LoadResult;
+  serverCpuPercent: number;
+  ticks: number;
+  /** For legacy rows: the ceiling row of the same body size. */
+  ceiling?: LoadResult;
+  /** For the Prometheus row: one request on an idle server. */
+  singleRequestMs?: number;
+}
+
+interface CostResult {
+  series: number;
+  updatesPerTick: number;
+  firstTick: { cpuMs: number; wallMs: number };
+  tickCpuMs: { mean: number; median: number; p90: number; max: number };
+  tickWallMs: { mean: number; median: number; p90: number; max: number };
+  heapUsed: number;
+  external: number;
+}
+
+interface ScaleSummary {
+  scale: ScaleName;
+  series: number;
+  legacy: CostResult;
+  baseline: CostResult;
+  heapPerSeries: number;
+  firstResponseMs: number;
+  firstDataMs: number;
+  listenUptimeMs: number;
+  liveTickCpuMs: number;
+}
+
+function childScript(name: string): string {
+  return join(HERE, `${name}.js`);
+}
+
+async function waitExit(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(ms)]);
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+async function measureReaderCost(scale: Scale, reader: 'legacy' | 'baseline'): Promise<CostResult> {
+  const child = fork(childScript('readerCost'), ['--scale', scale.name, '--reader', reader], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const channel = new ChildChannel(child);
+  try {
+    return (await channel.nextEvent('result', 600_000)) as unknown as CostResult;
+  } finally {
+    await waitExit(child, 10_000);
+  }
+}
+
+async function get(url: string, timeoutMs = 120_000): Promise<{ status: number; bytes: number; ms: number }> {
+  const start = performance.now();
+  const response = await fetch(url, { headers: ACCEPT, signal: AbortSignal.timeout(timeoutMs) });
+  const body = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, bytes: body.length, ms: performance.now() - start };
+}
+
+async function pollUntilOk(url: string, limitMs: number): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  for (;;) {
+    try {
+      if ((await get(url, 5_000)).status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() > deadline) throw new Error(`${url} did not answer 200 within ${limitMs} ms`);
+    await sleep(5);
+  }
+}
+
+interface Usage {
+  wallMs: number;
+  cpuMs: number;
+  updaterCpuMs: number;
+  ticks: number;
+  series: number;
+}
+
+async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseRow[]; summary: ScaleSummary }> {
+  log(`[${scale.name}] reader cost: legacy reader`);
+  const legacy = await measureReaderCost(scale, 'legacy');
+  log(`[${scale.name}] reader cost: baseline reader`);
+  const baseline = await measureReaderCost(scale, 'baseline');
+
+  log(`[${scale.name}] starting the server`);
+  const spawnedAt = performance.now();
+  const child = fork(childScript('server'), ['--scale', scale.name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const channel = new ChildChannel(child);
+  const rows: CaseRow[] = [];
+  try {
+    const listening = await channel.nextEvent('listening', 600_000);
+    const base = `http://127.0.0.1:${String(listening['port'])}`;
+    const { hostType, metric } = sampleOf(scale);
+    await pollUntilOk(`${base}/api/metrics`, 60_000);
+    const firstResponseMs = performance.now() - spawnedAt;
+    await pollUntilOk(`${base}/api/metrics/host_type/${hostType}/${metric}`, 60_000);
+    const firstDataMs = performance.now() - spawnedAt;
+
+    // A few ticks with updates and no load, then the server's CPU while idle: updates plus ticks.
+    await sleep(2_000);
+    await channel.call('window');
+    await sleep(5_000);
+    const idle = await channel.call<Usage>('usage');
+    const liveTickCpuMs = idle.ticks > 0 ? (idle.cpuMs - idle.updaterCpuMs) / idle.ticks : NaN;
+
+    const endpoints = [
+      '/api/metrics',
+      '/api/metrics/all',
+      `/api/metrics/host_type/${hostType}`,
+      `/api/metrics/host_type/${hostType}/${metric}`,
+      '/api/metrics/global',
+    ];
+    if (endpoints.length > CEILING_ROUTES) throw new Error('not enough ceiling routes');
+
+    const measure = async (path: string): Promise<{ load: LoadResult; usage: Usage }> => {
+      const url = `${base}${path}`;
+      await runWrk({ url, connections: options.connections, seconds: options.warmupSeconds, headers: ACCEPT });
+      await channel.call('window');
+      const load = await runWrk({ url, connections: options.connections, seconds: options.seconds, headers: ACCEPT });
+      const usage = await channel.call<Usage>('usage');
+      return { load, usage };
+    };
+
+    for (const [index, path] of endpoints.entries()) {
+      const probe = await get(`${base}${path}`);
+      if (probe.status !== 200) throw new Error(`${path} answered ${probe.status}`);
+      const { bytes } = await channel.call<{ bytes: number }>('ceiling', { index, path });
+      log(`[${scale.name}] ceiling for ${path} (${bytes} B)`);
+      const ceiling = await measure(`/ceiling/${index}`);
+      rows.push({
+        scale: scale.name,
+        name: `ceiling: static ${path.replace(/^\/api\/metrics/, '') || '/'} body`,
+        kind: 'ceiling',
+        bodyBytes: bytes,
+        load: ceiling.load,
+        serverCpuPercent: (100 * ceiling.usage.cpuMs) / ceiling.usage.wallMs,
+        ticks: ceiling.usage.ticks,
+      });
+      log(`[${scale.name}] ${path}`);
+      const legacyCase = await measure(path);
+      rows.push({
+        scale: scale.name,
+        name: path.replace(hostType, '<one>').replace(metric, '<metric>'),
+        kind: 'legacy',
+        bodyBytes: probe.bytes,
+        load: legacyCase.load,
+        serverCpuPercent: (100 * legacyCase.usage.cpuMs) / legacyCase.usage.wallMs,
+        ticks: legacyCase.usage.ticks,
+        ceiling: ceiling.load,
+      });
+    }
+
+    // Last, since requests it leaves unanswered keep the server busy after wrk stops.
+    log(`[${scale.name}] Prometheus exporter`);
+    const single = await get(`${base}/metrics`);
+    await channel.call('window');
+    const prometheus = await runWrk({
+      url: `${base}/metrics`,
+      connections: options.connections,
+      seconds: options.seconds,
+      headers: ACCEPT,
+      timeoutSeconds: 120,
+    });
+    const usage = await channel.call<Usage>('usage');
+    rows.push({
+      scale: scale.name,
+      name: 'Prometheus exporter /metrics',
+      kind: 'prometheus',
+      bodyBytes: single.bytes,
+      load: prometheus,
+      serverCpuPercent: (100 * usage.cpuMs) / usage.wallMs,
+      ticks: usage.ticks,
+      singleRequestMs: single.ms,
+    });
+    return {
+      rows,
+      summary: {
+        scale: scale.name,
+        series: legacy.series,
+        legacy,
+        baseline,
+        heapPerSeries: (legacy.heapUsed - baseline.heapUsed) / legacy.series,
+        firstResponseMs,
+        firstDataMs,
+        listenUptimeMs: Number(listening['uptimeMs']),
+        liveTickCpuMs,
+      },
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await waitExit(child, 5_000);
+  }
+}
+
+const integer = (n: number): string => Math.round(n).toLocaleString('en-US');
+const ms = (n: number | undefined): string => (n === undefined ? '—' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : integer(n));
+const ratio = (n: number): string => (n >= 100 ? integer(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+
+function throughputTable(rows: readonly CaseRow[], seconds: number): string {
+  const lines = [
+    '| scale | case | req/s | p50 ms | p99 ms | body bytes | × ceiling | × Prometheus | server CPU |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const row of rows) {
+    const prometheus = rows.find((r) => r.scale === row.scale && r.kind === 'prometheus');
+    let versusCeiling = '1 (ref)';
+    let versusPrometheus = '';
+    if (row.kind === 'legacy') {
+      versusCeiling = ratio(row.load.requestsPerSecond / row.ceiling!.requestsPerSecond);
+      if (prometheus !== undefined) {
+        versusPrometheus =
+          prometheus.load.requests === 0
+            ? `> ${integer(row.load.requestsPerSecond * seconds)}`
+            : ratio(row.load.requestsPerSecond / prometheus.load.requestsPerSecond);
+      }
+    } else if (row.kind === 'prometheus') {
+      versusCeiling = '—';
+      versusPrometheus = '1 (ref)';
+    }
+    const requestsPerSecond =
+      row.load.requestsPerSecond >= 100 ? integer(row.load.requestsPerSecond) : row.load.requestsPerSecond.toFixed(2);
+    const errors = row.load.errors > 0 ? ` (${row.load.errors} errors)` : '';
+    lines.push(
+      `| ${row.scale} | ${row.name}${errors} | ${requestsPerSecond} | ${ms(row.load.p50Ms)} | ${ms(row.load.p99Ms)} | ` +
+        `${integer(row.bodyBytes)} | ${versusCeiling} | ${versusPrometheus} | ${Math.round(row.serverCpuPercent)}% |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function costTable(summaries: readonly ScaleSummary[]): string {
+  const lines = [
+    '| scale | series | updated/tick | tick CPU ms (mean) | % of one core | of which SDK collect ms | tick wall p90 ms | first tick ms | idle server: CPU/tick ms | heap B/series beyond SDK | first response ms | first data ms |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const s of summaries) {
+    const tick = s.legacy.tickCpuMs.mean;
+    lines.push(
+      `| ${s.scale} | ${integer(s.series)} | ${integer(s.legacy.updatesPerTick)} | ${ms(tick)} | ${(tick / 10).toFixed(2)}% | ` +
+        `${ms(s.baseline.tickCpuMs.mean)} | ${ms(s.legacy.tickWallMs.p90)} | ${ms(s.legacy.firstTick.wallMs)} | ` +
+        `${ms(s.liveTickCpuMs)} | ${integer(s.heapPerSeries)} | ${integer(s.firstResponseMs)} | ${integer(s.firstDataMs)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function targets(rows: readonly CaseRow[], summaries: readonly ScaleSummary[]): string[] {
+  const out: string[] = [];
+  const check = (ok: boolean, text: string) => out.push(`${ok ? 'met   ' : 'MISSED'}  ${text}`);
+  for (const row of rows.filter((r) => r.kind === 'legacy')) {
+    const need = row.scale === 'XL' ? 0.6 : 0.8;
+    const r = row.load.requestsPerSecond / row.ceiling!.requestsPerSecond;
+    check(r >= need, `${row.scale} ${row.name}: ${r.toFixed(2)}× ceiling (target ≥ ${need})`);
+    if (row.scale === 'L') check((row.load.p99Ms ?? Infinity) < 5, `L ${row.name}: p99 ${ms(row.load.p99Ms)} ms (target < 5)`);
+  }
+  const perHostType = rows.find((r) => r.scale === 'L' && r.kind === 'legacy' && r.name === '/api/metrics/host_type/<one>');
+  const prometheus = rows.find((r) => r.scale === 'L' && r.kind === 'prometheus');
+  if (perHostType !== undefined && prometheus !== undefined) {
+    const r = perHostType.load.requestsPerSecond / Math.max(prometheus.load.requestsPerSecond, 1e-9);
+    check(r >= 100, `L /host_type/<one> vs Prometheus: ${ratio(r)}× (target ≥ 100)`);
+  }
+  for (const s of summaries) {
+    if (s.scale === 'L') {
+      const percent = s.legacy.tickCpuMs.mean / 10;
+      check(percent <= 2, `L tick: ${ms(s.legacy.tickCpuMs.mean)} ms per 1 s slot = ${percent.toFixed(2)}% of one core (target ≤ 2%)`);
+    }
+    check(s.heapPerSeries <= 1024, `${s.scale} heap: ${integer(s.heapPerSeries)} B per series beyond the SDK (target ≤ 1024)`);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const missing = checkWrk();
+  if (missing !== undefined) throw new Error(missing);
+  const started = performance.now();
+  const rows: CaseRow[] = [];
+  const summaries: ScaleSummary[] = [];
+  for (const name of options.scales) {
+    const result = await benchScale(SCALES[name], options);
+    rows.push(...result.rows);
+    summaries.push(result.summary);
+  }
+  const minutes = (performance.now() - started) / 60_000;
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
+  const out = [
+    `Machine: ${machine}. wrk: 1 thread, ${options.connections} connections, ${options.seconds} s per case ` +
+      `(after ${options.warmupSeconds} s of warm-up); ${UPDATE_FRACTION * 100}% of series updated every second. ` +
+      `Run took ${minutes.toFixed(1)} min.`,
+    '',
+    throughputTable(rows, options.seconds),
+    '',
+    costTable(summaries),
+    '',
+    ...targets(rows, summaries),
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+  const dir = resolve(HERE, '../..');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'results.json'), JSON.stringify({ machine, options, rows, summaries }, null, 2));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

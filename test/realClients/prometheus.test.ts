@@ -25,6 +25,14 @@ import {
  */
 
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'prometheus.yml');
+const MIGRATION = join(__dirname, '..', '..', 'docs', 'MIGRATION.md');
+const PROMQL_BLOCK = /```promql\n([\s\S]*?)```/g;
+
+/** Every line of the migration guide's `promql` code blocks. */
+function documentedQueries(): string[] {
+  const text = readFileSync(MIGRATION, 'utf8');
+  return [...text.matchAll(PROMQL_BLOCK)].flatMap((m) => m[1]!.split('\n')).filter((line) => line.trim() !== '');
+}
 
 interface ScrapeConfig {
   job_name: string;
@@ -182,6 +190,35 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
       expect(count).toBe(histogram.n);
       expect(sum).toBeCloseTo(histogram.n! * histogram.mean!, 9);
       expect(await single(`backends_auth_authorize_sum{job="${JOB}",host_type="localhost"} / backends_auth_authorize_count{job="${JOB}",host_type="localhost"}`)).toBeCloseTo(histogram.mean!, 9);
+    });
+  });
+
+  describe('docs/MIGRATION.md', () => {
+    it('should hold queries that this Prometheus accepts', async () => {
+      const queries = documentedQueries();
+      expect(queries.length).toBeGreaterThan(10);
+      for (const expression of queries) await query(expression);
+    });
+
+    it('should give the legacy per-host-type and /all values with its queries', async () => {
+      expect(await single(`xmppMessageSent_total{host_type="localhost"}`)).toBe(legacy.localhost!.xmppMessageSent!.count);
+      expect(await single(`sessionCount{host_type="test type"}`)).toBe(legacy['test type']!.sessionCount!.value);
+      expect(await single('sum without(host_type) (xmppMessageSent_total)')).toBe(legacy.all!.xmppMessageSent!.count);
+      expect(await single('xmppMessageSent_total{host_type=""}')).toBe(legacy.global!.xmppMessageSent!.count);
+      const hostTypes = (await query('group by (host_type) ({host_type!=""})')).map((s) => s.metric.host_type).sort();
+      expect(hostTypes).toEqual(['localhost', 'test type']);
+      const globals = (await query('group by (__name__) ({host_type="", otel_scope_name!=""})')).map((s) => s.metric.__name__).sort();
+      expect(globals).toEqual(['clusterSize', 'xmppMessageSent_total']);
+    });
+
+    it('should estimate percentiles only to the explicit bucket that holds the legacy one', async () => {
+      // 5, 50 and 120 ms: the median is 50. The default buckets put it in (25, 50], where
+      // histogram_quantile interpolates; the legacy API's exponential buckets are far finer.
+      const legacyMedian = legacy.localhost!['backends.auth.authorize']!.median!;
+      const estimate = await single('histogram_quantile(0.5, sum by (le) (backends_auth_authorize_bucket{host_type="localhost"}))');
+      expect(legacyMedian).toBeCloseTo(50, 0);
+      expect(estimate).toBeGreaterThan(25);
+      expect(estimate).toBeLessThanOrEqual(50);
     });
   });
 

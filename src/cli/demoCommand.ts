@@ -1,60 +1,100 @@
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { DEMO_HOST_TYPES, startSimulatedMessagingServer } from '../../examples/messaging-server';
-import { ListenError } from '../errors';
+import type { LegacyApiConfig } from '../config/types';
+import { ConfigError, ListenError } from '../errors';
 import { LegacyMetricsReader } from '../LegacyMetricsReader';
-import { startLegacyMetricsServer } from '../startLegacyMetricsServer';
+import {
+  METRICS_HANDLER,
+  servesMetrics,
+  startLegacyMetricsListeners,
+  type RunningLegacyListener,
+} from '../startLegacyMetricsListeners';
+import { isLoopbackAddress } from '../startLegacyMetricsServer';
 
 /** Where the demo listens. */
 export interface DemoOptions {
-  legacyPort: number;
+  /** The configuration whose listeners serve the legacy API (as `loadLegacyApiConfig` returns it). */
+  config: LegacyApiConfig;
+  /** The Prometheus exporter's port on 127.0.0.1. */
   prometheusPort: number;
   /** Where to print what is going on. */
   out: (line: string) => void;
 }
 
-export const DEFAULT_DEMO_OPTIONS = Object.freeze({ legacyPort: 8088, prometheusPort: 9464 });
+export const DEFAULT_DEMO_OPTIONS = Object.freeze({
+  /** The configuration file, relative to the package's root (not the working directory). */
+  config: 'examples/server.toml',
+  prometheusPort: 9464,
+});
 
 /** A running demo. */
 export interface RunningDemo {
-  readonly legacyUrl: string;
+  /** Every handler group serving the legacy API, as bound. */
+  readonly listeners: readonly RunningLegacyListener[];
   readonly prometheusUrl: string;
   stop(): Promise<void>;
 }
 
+/** The loopback names a handler group's `host` may use and still answer curl at 127.0.0.1. */
+const LOOPBACK_HOSTS = ['_', 'localhost', '127.0.0.1', '[::1]'];
+
 /**
- * Starts the simulated messaging server with the legacy API and the official Prometheus
- * exporter on one MeterProvider, both on loopback.
+ * The demo's default configuration file, named relative to the working directory when it lies
+ * below it (so messages stay short), absolute otherwise.
+ */
+export function defaultDemoConfigPath(cwd: string = process.cwd()): string {
+  const file = join(packageRoot(), DEFAULT_DEMO_OPTIONS.config);
+  const shown = relative(cwd, file);
+  return shown.startsWith('..') || isAbsolute(shown) ? file : shown;
+}
+
+/** The nearest folder above this module with a package.json: the same from src/ and dist/src/. */
+function packageRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/**
+ * Starts the simulated messaging server with the legacy API on the listeners of a configuration
+ * file and the official Prometheus exporter on 127.0.0.1, on one MeterProvider.
+ * @throws ConfigError when no listener of the configuration serves the legacy API
+ * @throws ListenError when a listener or Prometheus cannot bind; nothing is left running
  */
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  const { config } = options;
+  if (!config.listeners.some((listener) => listener.handlerGroups.some(servesMetrics))) {
+    throw new ConfigError(
+      config.file,
+      '',
+      `found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing ${METRICS_HANDLER}`,
+    );
+  }
   const reader = new LegacyMetricsReader({ hostTypes: DEMO_HOST_TYPES });
   const prometheus = new PrometheusExporter({ host: '127.0.0.1', port: options.prometheusPort, preventServerStart: true });
   const provider = new MeterProvider({ readers: [reader, prometheus] });
-  let legacy;
-  try {
-    await prometheus.startServer().catch((error: NodeJS.ErrnoException) => {
-      throw new ListenError(`cannot listen on 127.0.0.1:${options.prometheusPort} for Prometheus: ${error.code ?? error.message}`);
-    });
-    legacy = await startLegacyMetricsServer(reader, { port: options.legacyPort });
-  } catch (error) {
+  const legacy = await startLegacyMetricsListeners(reader, config.listeners, { file: config.file }).catch(async (error: unknown) => {
     await provider.shutdown();
     throw error;
-  }
+  });
+  await prometheus.startServer().catch(async (error: NodeJS.ErrnoException) => {
+    await legacy.close();
+    await provider.shutdown();
+    throw new ListenError(`cannot listen on 127.0.0.1:${options.prometheusPort} for Prometheus: ${error.code ?? error.message}`);
+  });
   const traffic = startSimulatedMessagingServer(provider.getMeter('messaging-server'));
-  let stopping: Promise<void> | undefined;
   const prometheusUrl = `http://127.0.0.1:${options.prometheusPort}/metrics`;
-  options.out(`legacy metrics API: ${legacy.url}/api/metrics (bound to 127.0.0.1, no authentication)`);
+  for (const listener of legacy.listeners) options.out(startupLine(listener));
   options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
-  options.out(`  curl ${legacy.url}/api/metrics`);
-  options.out(`  curl ${legacy.url}/api/metrics/host_type/localhost`);
-  options.out(`  curl ${legacy.url}/api/metrics/host_type/localhost/xmppMessageSent`);
-  options.out(`  curl ${legacy.url}/api/metrics/all`);
-  options.out(`  curl ${legacy.url}/api/metrics/global`);
-  options.out(`  curl -H 'Accept: application/xml' ${legacy.url}/api/metrics/global/nodeUpTime`);
+  for (const line of curlExamples(legacy.listeners[0]!)) options.out(`  ${line}`);
   options.out(`  curl ${prometheusUrl}`);
+  let stopping: Promise<void> | undefined;
   return {
-    legacyUrl: legacy.url,
+    listeners: legacy.listeners,
     prometheusUrl,
     stop: () =>
       (stopping ??= (async () => {
@@ -63,4 +103,38 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
         await provider.shutdown();
       })()),
   };
+}
+
+/** `legacy metrics API: <url> (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)`. */
+function startupLine(listener: RunningLegacyListener): string {
+  const host = listener.host === '_' ? 'any Host' : `Host ${listener.host}`;
+  const cap = listener.maxConnections === Infinity ? 'infinity' : String(listener.maxConnections);
+  const exposure = isLoopbackAddress(listener.address) ? 'no authentication' : 'no authentication, reachable from other machines';
+  const bound = listener.address.includes(':') ? `[${listener.address}]:${listener.port}` : `${listener.address}:${listener.port}`;
+  return (
+    `legacy metrics API: ${curlUrl(listener)} ` +
+    `(bound to ${bound}, ${host}, variant ${listener.variant}, max_connections ${cap}, ${exposure})`
+  );
+}
+
+/** The API's URL as a client on this machine reaches it: a wildcard bind is reached over loopback. */
+function curlUrl(listener: RunningLegacyListener): string {
+  if (listener.address === '0.0.0.0') return listener.metricsUrl.replace('//0.0.0.0:', '//127.0.0.1:');
+  if (listener.address === '::') return listener.metricsUrl.replace('//[::]:', '//[::1]:');
+  return listener.metricsUrl;
+}
+
+/** curl commands for the demo's metrics, with a Host header when the handler group needs one. */
+function curlExamples(listener: RunningLegacyListener): string[] {
+  const base = curlUrl(listener);
+  const curl = LOOPBACK_HOSTS.includes(listener.host.toLowerCase()) ? 'curl' : `curl -H 'Host: ${listener.host}'`;
+  const group = `${listener.variant}/${DEMO_HOST_TYPES[0]}`;
+  return [
+    `${curl} ${base}`,
+    `${curl} ${base}/${group}`,
+    `${curl} ${base}/${group}/xmppMessageSent`,
+    `${curl} ${base}/all`,
+    `${curl} ${base}/global`,
+    `${curl} -H 'Accept: application/xml' ${base}/global/nodeUpTime`,
+  ];
 }

@@ -246,7 +246,9 @@ function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
     }
     for (const [name, given] of [['host', host], ['port', port]] as const) {
       if (given !== undefined) {
-        throw new InvalidOptionError(`prometheus.${name} cannot be used with prometheus.app: the app's own listener serves the route`);
+        throw new InvalidOptionError(
+          `prometheus.${name} cannot be used with prometheus.app: the app's own listener serves the route`,
+        );
       }
     }
   }
@@ -471,7 +473,8 @@ export async function createMeterProviderWithLegacyApi(
       }
       server.unref();
       const address = server.address();
-      const bound = typeof address === 'object' && address !== null ? address : { address: prometheus.host, port: prometheus.port };
+      const bound =
+        typeof address === 'object' && address !== null ? address : { address: prometheus.host, port: prometheus.port };
       prometheusUrl = `${baseUrl(bound.address, bound.port)}${endpoint}`;
       if (!isLoopbackAddress(bound.address)) {
         diag.warn(

@@ -114,9 +114,10 @@ describe('collectd curl_json polling the legacy API', () => {
   const dir = temporaryDirectory('collectd-legacy-');
   let url = '';
   let api: LegacyMap = {};
+  let collectdPath = 'collectd';
 
   beforeAll(async () => {
-    requireCommand('collectd', INSTALL_HINT.collectd);
+    collectdPath = requireCommand('collectd', INSTALL_HINT.collectd);
     requireLinkedLibraries(CURL_JSON, INSTALL_HINT.collectd);
 
     telemetry = await createMeterProviderWithLegacyApi({
@@ -159,16 +160,16 @@ describe('collectd curl_json polling the legacy API', () => {
   }
 
   /** Runs collectd on `config` until it has read every expected key twice; returns what it wrote. */
-  async function runCollectd(name: string, config: string, expected: Map<string, number>): Promise<Map<string, number[]>> {
+  async function runCollectd(name: string, config: (runDir: string) => string, expected: Map<string, number>): Promise<Map<string, number[]>> {
     const runDir = join(dir.path, name);
     mkdirSync(runDir);
     const file = join(runDir, 'collectd.conf');
     writeFileSync(file, config(runDir));
-    const check = start('collectd', ['-t', '-C', file]);
+    const check = start(collectdPath, ['-t', '-C', file]);
     await waitUntil('collectd -t to finish', 10_000, () => (check.exited() ? true : undefined));
     expect({ config: name, status: check.child.exitCode, output: check.output() }).toEqual({ config: name, status: 0, output: '' });
 
-    collectd = start('collectd', ['-f', '-C', file]);
+    collectd = start(collectdPath, ['-f', '-C', file]);
     const explain = (): string => {
       const log = join(runDir, 'collectd.log');
       return `collectd output:\n${collectd!.output()}\ncollectd.log:\n${existsSync(log) ? readFileSync(log, 'utf8') : '(none)'}`;

@@ -246,7 +246,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const found = requests.find(predicate);
         if (found !== undefined) return found;
         if (Date.now() > deadline) {
-          throw new Error(`no OTLP request matched within ${timeoutMs} ms (${requests.length} received; failures: ${failures.join('; ') || 'none'})`);
+          const seen = `${requests.length} received; failures: ${failures.join('; ') || 'none'}`;
+          throw new Error(`no OTLP request matched within ${timeoutMs} ms (${seen})`);
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
       }

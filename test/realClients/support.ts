@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 /** How to install the real clients these tests drive (Debian 12, as root). */
 export const INSTALL_HINT = {
@@ -10,15 +10,26 @@ export const INSTALL_HINT = {
   prometheus: 'apt-get update && apt-get install -y prometheus',
 } as const;
 
+/** Where Debian installs daemons, which a non-login PATH may lack. */
+const SYSTEM_DIRECTORIES = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
+
 /**
- * Fails, with the command that installs it, when `command` is not on PATH. A missing client must
- * fail the suite, not skip it: a skipped real-client test proves nothing.
+ * The absolute path of `command`, from PATH or the system directories. Fails, with the command
+ * that installs it, when it is not there: a missing client must fail the suite, not skip it,
+ * since a skipped real-client test proves nothing.
  */
-export function requireCommand(command: string, install: string): void {
-  const probe = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
-  if (probe.status !== 0) {
-    throw new Error(`${command} is not installed; install it with: ${install}`);
+export function requireCommand(command: string, install: string): string {
+  const directories = [...(process.env.PATH ?? '').split(delimiter).filter((d) => d !== ''), ...SYSTEM_DIRECTORIES];
+  for (const directory of directories) {
+    const candidate = join(directory, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this directory.
+    }
   }
+  throw new Error(`${command} is not installed; install it with: ${install}`);
 }
 
 /** Fails when a shared library that `file` links cannot be found (curl_json's are only "Suggests"). */

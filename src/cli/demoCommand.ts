@@ -24,6 +24,7 @@ export interface DemoOptions {
   out: (line: string) => void;
 }
 
+/** What `legacy-metrics-api demo` uses when not told otherwise. */
 export const DEFAULT_DEMO_OPTIONS = Object.freeze({
   /** The configuration file, relative to the package's root (not the working directory). */
   config: 'examples/server.toml',

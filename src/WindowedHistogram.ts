@@ -27,9 +27,24 @@ export interface HistogramAggregate {
   negative: Map<number, number>;
 }
 
-interface SlotEntry extends HistogramAggregate {
+/**
+ * One slot's data. Its buckets are kept as flat `[index, count, index, count, …]` arrays of the
+ * non-empty buckets rather than Maps: a window holds one entry per slot with data for every
+ * histogram series, and an entry is only ever added to and subtracted from the aggregate whole.
+ */
+interface SlotEntry {
   readonly slot: number;
+  scale: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  zeroCount: number;
+  positive: readonly number[];
+  negative: readonly number[];
 }
+
+const NO_BUCKETS: readonly number[] = Object.freeze([]);
 
 export function emptyAggregate(): HistogramAggregate {
   return {
@@ -60,13 +75,49 @@ function downscale(buckets: Map<number, number>, shift: number): Map<number, num
   return result;
 }
 
-function sparse(offset: number, counts: readonly number[]): Map<number, number> {
-  const result = new Map<number, number>();
+/** The non-empty buckets of the SDK's dense counts, as `[index, count, …]` of exactly their length. */
+function bucketPairs(offset: number, counts: readonly number[]): readonly number[] {
+  let nonEmpty = 0;
+  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) nonEmpty++;
+  if (nonEmpty === 0) return NO_BUCKETS;
+  const pairs = new Array<number>(2 * nonEmpty);
+  let at = 0;
   for (let i = 0; i < counts.length; i++) {
     const count = counts[i]!;
-    if (count > 0) result.set(offset + i, count);
+    if (count > 0) {
+      pairs[at++] = offset + i;
+      pairs[at++] = count;
+    }
   }
-  return result;
+  return pairs;
+}
+
+function addPairs(target: Map<number, number>, pairs: readonly number[], shift: number, sign: 1 | -1): void {
+  for (let i = 0; i < pairs.length; i += 2) {
+    const key = pairs[i]! >> shift;
+    const next = (target.get(key) ?? 0) + sign * pairs[i + 1]!;
+    if (next > 0) target.set(key, next);
+    else target.delete(key);
+  }
+}
+
+function toPairs(buckets: Map<number, number>): readonly number[] {
+  if (buckets.size === 0) return NO_BUCKETS;
+  const pairs = new Array<number>(2 * buckets.size);
+  let at = 0;
+  for (const [index, count] of buckets) {
+    pairs[at++] = index;
+    pairs[at++] = count;
+  }
+  return pairs;
+}
+
+/** Buckets `a` at `a`'s scale plus buckets `b`, both brought down by their shifts. */
+function mergePairs(a: readonly number[], shiftA: number, b: readonly number[], shiftB: number): readonly number[] {
+  const merged = new Map<number, number>();
+  addPairs(merged, a, shiftA, 1);
+  addPairs(merged, b, shiftB, 1);
+  return toPairs(merged);
 }
 
 /** Brings `target` down to `scale` (never up: detail once merged away is gone). */
@@ -91,6 +142,33 @@ export function mergeInto(target: HistogramAggregate, source: Readonly<Histogram
   target.zeroCount += source.zeroCount;
   target.min = Math.min(target.min, source.min);
   target.max = Math.max(target.max, source.max);
+}
+
+/** Adds a slot's data into `target`, at the coarser of their scales. */
+function addEntry(target: HistogramAggregate, entry: SlotEntry): void {
+  if (target.count === 0 && target.positive.size === 0 && target.negative.size === 0) target.scale = entry.scale;
+  rescale(target, entry.scale);
+  const shift = entry.scale - target.scale;
+  addPairs(target.positive, entry.positive, shift, 1);
+  addPairs(target.negative, entry.negative, shift, 1);
+  target.count += entry.count;
+  target.sum += entry.sum;
+  target.zeroCount += entry.zeroCount;
+  target.min = Math.min(target.min, entry.min);
+  target.max = Math.max(target.max, entry.max);
+}
+
+/** Adds `entry` into `last`, an entry of the same slot, at the coarser of their scales. */
+function mergeEntries(last: SlotEntry, entry: SlotEntry): void {
+  const scale = Math.min(last.scale, entry.scale);
+  last.positive = mergePairs(last.positive, last.scale - scale, entry.positive, entry.scale - scale);
+  last.negative = mergePairs(last.negative, last.scale - scale, entry.negative, entry.scale - scale);
+  last.scale = scale;
+  last.count += entry.count;
+  last.sum += entry.sum;
+  last.zeroCount += entry.zeroCount;
+  last.min = Math.min(last.min, entry.min);
+  last.max = Math.max(last.max, entry.max);
 }
 
 export class WindowedHistogram {
@@ -122,13 +200,13 @@ export class WindowedHistogram {
       min: point.min ?? -Infinity,
       max: point.max ?? Infinity,
       zeroCount: point.zeroCount,
-      positive: sparse(point.positive.offset, point.positive.bucketCounts),
-      negative: sparse(point.negative.offset, point.negative.bucketCounts),
+      positive: bucketPairs(point.positive.offset, point.positive.bucketCounts),
+      negative: bucketPairs(point.negative.offset, point.negative.bucketCounts),
     };
-    mergeInto(this._aggregate, entry);
+    addEntry(this._aggregate, entry);
     const last = this._entries[this._entries.length - 1];
     if (last !== undefined && last.slot === slot) {
-      mergeInto(last, entry);
+      mergeEntries(last, entry);
       return false;
     }
     this._entries.push(entry);
@@ -142,8 +220,8 @@ export class WindowedHistogram {
     while (dropped < this._entries.length && this._entries[dropped]!.slot <= slot) {
       const entry = this._entries[dropped]!;
       const shift = entry.scale - aggregate.scale;
-      addBuckets(aggregate.positive, entry.positive, shift, -1);
-      addBuckets(aggregate.negative, entry.negative, shift, -1);
+      addPairs(aggregate.positive, entry.positive, shift, -1);
+      addPairs(aggregate.negative, entry.negative, shift, -1);
       aggregate.count -= entry.count;
       aggregate.sum -= entry.sum;
       aggregate.zeroCount -= entry.zeroCount;

@@ -3,6 +3,17 @@ export type { Variant } from './attributes';
 export { loadLegacyApiConfig, parseLegacyApiConfig } from './config/loadLegacyApiConfig';
 export { CONFIG_DEFAULTS, KNOWN_HANDLERS } from './config/types';
 export type { HandlerGroupConfig, KnownHandler, LegacyApiConfig, ListenerConfig } from './config/types';
+export {
+  createMeterProviderWithLegacyApi,
+  DEFAULT_METER_PROVIDER_OPTIONS,
+} from './createMeterProviderWithLegacyApi';
+export type {
+  MeterProviderWithLegacyApi,
+  MeterProviderWithLegacyApiOptions,
+  OtlpOptions,
+  OtlpProtocol,
+  PrometheusEndpointOptions,
+} from './createMeterProviderWithLegacyApi';
 export { ConfigError, InvalidOptionError, LegacyApiError, ListenError } from './errors';
 export { LegacyMetricsReader } from './LegacyMetricsReader';
 export { ALLOWED_METHODS, legacyMetricsApi } from './legacyMetricsApi';

@@ -1,11 +1,9 @@
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { DEMO_HOST_TYPES, startSimulatedMessagingServer } from '../../examples/messaging-server';
 import type { LegacyApiConfig } from '../config/types';
-import { ConfigError, ListenError } from '../errors';
-import { LegacyMetricsReader } from '../LegacyMetricsReader';
+import { createMeterProviderWithLegacyApi } from '../createMeterProviderWithLegacyApi';
+import { ConfigError } from '../errors';
 import {
   METRICS_HANDLER,
   servesMetrics,
@@ -61,7 +59,8 @@ function packageRoot(): string {
 
 /**
  * Starts the simulated messaging server with the legacy API on the listeners of a configuration
- * file and the official Prometheus exporter on 127.0.0.1, on one MeterProvider.
+ * file, the official Prometheus exporter on 127.0.0.1 and, when the standard OTEL_EXPORTER_OTLP_*
+ * variables name an endpoint, OTLP: all from one MeterProvider.
  * @throws ConfigError when no listener of the configuration serves the legacy API
  * @throws ListenError when a listener or Prometheus cannot bind; nothing is left running
  */
@@ -74,20 +73,19 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       `found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing ${METRICS_HANDLER}`,
     );
   }
-  const reader = new LegacyMetricsReader({ hostTypes: DEMO_HOST_TYPES });
-  const prometheus = new PrometheusExporter({ host: '127.0.0.1', port: options.prometheusPort, preventServerStart: true });
-  const provider = new MeterProvider({ readers: [reader, prometheus] });
-  const legacy = await startLegacyMetricsListeners(reader, config.listeners, { file: config.file }).catch(async (error: unknown) => {
-    await provider.shutdown();
-    throw error;
+  // The one-call setup: the legacy reader, Prometheus on 127.0.0.1, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const telemetry = await createMeterProviderWithLegacyApi({
+    legacy: { hostTypes: DEMO_HOST_TYPES },
+    prometheus: { host: '127.0.0.1', port: options.prometheusPort },
   });
-  await prometheus.startServer().catch(async (error: NodeJS.ErrnoException) => {
-    await legacy.close();
-    await provider.shutdown();
-    throw new ListenError(`cannot listen on 127.0.0.1:${options.prometheusPort} for Prometheus: ${error.code ?? error.message}`);
-  });
-  const traffic = startSimulatedMessagingServer(provider.getMeter('messaging-server'));
-  const prometheusUrl = `http://127.0.0.1:${options.prometheusPort}/metrics`;
+  const legacy = await startLegacyMetricsListeners(telemetry.legacyReader, config.listeners, { file: config.file }).catch(
+    async (error: unknown) => {
+      await telemetry.shutdown();
+      throw error;
+    },
+  );
+  const traffic = startSimulatedMessagingServer(telemetry.meterProvider.getMeter('messaging-server'));
+  const prometheusUrl = telemetry.prometheusUrl!;
   for (const listener of legacy.listeners) options.out(startupLine(listener));
   options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
@@ -101,7 +99,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       (stopping ??= (async () => {
         traffic.stop();
         await legacy.close();
-        await provider.shutdown();
+        await telemetry.shutdown();
       })()),
   };
 }

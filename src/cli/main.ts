@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `legacy-metrics-api`: run the demo messaging server. Errors a person reads exit non-zero
- * with one message and no stack trace.
+ * `legacy-metrics-api`: the demo messaging server and the configuration checker (see runCli).
+ * Errors a person reads exit non-zero with one message and no stack trace.
  */
 import { runCli } from './runCli';
 

@@ -14,11 +14,25 @@ import { HistogramSeries, NameTotals, Series, SpiralSeries, ValueSeries } from '
 const VALUE_TYPE_INT = 0;
 const OVERFLOW_ATTRIBUTE = 'otel.metric.overflow';
 
+/**
+ * The series served under one legacy name of a group: one series, or several when the domains
+ * of one host type are summed. A lone series is stored as itself, without an array around it.
+ */
+export type Members = Series | readonly Series[];
+
 /** A host type, a host, or the global group: the legacy metrics served under one URL. */
 export class Group {
-  /** Legacy name → the series that make it up (several when domains of one host type are summed). */
-  readonly members = new Map<string, Series[]>();
+  /** Legacy name → the series that make it up. */
+  readonly members = new Map<string, Members>();
   constructor(readonly name: string) {}
+
+  /** Adds `series` to the members of `name`. */
+  addMember(name: string, series: Series): void {
+    const members = this.members.get(name);
+    if (members === undefined) this.members.set(name, series);
+    else if (members instanceof Series) this.members.set(name, [members, series]);
+    else (members as Series[]).push(series);
+  }
 }
 
 /** What a per-group metric name is, for the groups that have no data for it yet. */
@@ -116,6 +130,9 @@ interface InstrumentState {
   readonly integer: boolean;
   /** Fast path: the SDK hands the same attributes object back while a series stays active. */
   readonly byIdentity: WeakMap<Attributes, Binding | null>;
+  /** Attribute sets that hold only a string `host_type`, by that string: no key to build or keep. */
+  readonly byHostType: Map<string, Binding | null>;
+  /** Every other attribute set, by {@link attributesKey}. */
   readonly byKey: Map<string, Binding | null>;
 }
 
@@ -136,11 +153,23 @@ function attributeText(value: unknown): string {
   return Array.isArray(value) ? value.map(String).join(',') : String(value);
 }
 
-function attributesKey(attributes: Attributes): string {
-  const keys = Object.keys(attributes).sort();
-  let key = '';
-  for (const k of keys) key += `${k}\u0000${attributeText(attributes[k])}\u0001`;
-  return key;
+/** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
+function attributesKey(keys: readonly string[], attributes: Attributes): string {
+  const parts: string[] = [];
+  for (const k of keys) parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
+  return parts.join('');
+}
+
+/** The key of the global group among host types. */
+const NO_HOST_TYPE = '\u0000';
+
+function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
+  let inner = map.get(key);
+  if (inner === undefined) {
+    inner = new Map();
+    map.set(key, inner);
+  }
+  return inner;
 }
 
 /** The default legacy name: the instrument name, then each remaining attribute value (by key) after a `.`. */
@@ -169,7 +198,14 @@ function placementName(value: unknown): string | undefined {
  */
 export class MetricStore {
   readonly views: Record<Variant, VariantIndex>;
-  private readonly _series = new Map<string, Series>();
+  /**
+   * Legacy name → host type → series without a host attribute, and legacy name → host type →
+   * host → series with one. Keyed by the attribute strings themselves, so that holding a
+   * series costs no key of its own.
+   */
+  private readonly _series = new Map<string, Map<string, Series>>();
+  private readonly _hostSeries = new Map<string, Map<string, Map<string, Series>>>();
+  private _seriesCount = 0;
   /** Legacy name → the totals of every series of that name: what `/all` serves. */
   readonly totals = new Map<string, NameTotals>();
   private readonly _instruments = new Map<string, InstrumentState>();
@@ -192,7 +228,7 @@ export class MetricStore {
 
   /** How many distinct legacy series are held (both variants' sources counted once). */
   get seriesCount(): number {
-    return this._series.size;
+    return this._seriesCount;
   }
 
   /** Slides the window to end at `slot`: slots at or before `slot - windowSlots` leave it. */
@@ -275,6 +311,7 @@ export class MetricStore {
       kind,
       integer: metric.descriptor.valueType === VALUE_TYPE_INT,
       byIdentity: new WeakMap(),
+      byHostType: new Map(),
       byKey: new Map(),
     };
     this._instruments.set(name, state);
@@ -284,11 +321,15 @@ export class MetricStore {
   private _binding(instrument: InstrumentState, attributes: Attributes, nowMs: number): Binding | null {
     const cached = instrument.byIdentity.get(attributes);
     if (cached !== undefined) return cached;
-    const key = attributesKey(attributes);
-    let binding = instrument.byKey.get(key);
+    const keys = Object.keys(attributes).sort();
+    const hostType = attributes[HOST_TYPE_ATTRIBUTE];
+    const byHostType = keys.length === 1 && keys[0] === HOST_TYPE_ATTRIBUTE && typeof hostType === 'string';
+    const map = byHostType ? instrument.byHostType : instrument.byKey;
+    const key = byHostType ? hostType : attributesKey(keys, attributes);
+    let binding = map.get(key);
     if (binding === undefined) {
       binding = this._bind(instrument, attributes, nowMs);
-      instrument.byKey.set(key, binding);
+      map.set(key, binding);
     }
     instrument.byIdentity.set(attributes, binding);
     return binding;
@@ -329,18 +370,19 @@ export class MetricStore {
     host: string | undefined,
     nowMs: number,
   ): Series {
-    const key = `${hostType ?? '\u0000'}\u0001${host ?? '\u0000'}\u0001${name}`;
-    let series = this._series.get(key);
+    const byPlacement =
+      host === undefined ? submap(this._series, name) : submap(submap(this._hostSeries, name), hostType ?? NO_HOST_TYPE);
+    const key = host ?? hostType ?? NO_HOST_TYPE;
+    let series = byPlacement.get(key);
     if (series !== undefined) return series;
     series = createSeries(totals, nowMs);
-    this._series.set(key, series);
+    byPlacement.set(key, series);
+    this._seriesCount++;
     for (const variant of VARIANTS) {
       const groupName = variant === 'host_type' ? hostType : (host ?? hostType);
       const view = this.views[variant];
       const group = groupName === undefined ? view.global : view.group(groupName);
-      const members = group.members.get(name);
-      if (members === undefined) group.members.set(name, [series]);
-      else members.push(series);
+      group.addMember(name, series);
       if (groupName !== undefined && !view.catalog.has(name)) {
         view.catalog.set(name, { kind: totals.kind, integer: totals.integer, createdAtMs: nowMs });
       }

@@ -202,7 +202,8 @@ export function histogramValue(aggregate: Readonly<HistogramAggregate>, integer:
 }
 
 /** The value of several series served under one name (the domains of a host type): sums, or merged histograms. */
-export function combinedValue(members: readonly Series[], nowMs: number): LegacyValue {
+export function combinedValue(members: Series | readonly Series[], nowMs: number): LegacyValue {
+  if (members instanceof Series) return members.value(nowMs);
   const first = members[0]!;
   if (members.length === 1) return first.value(nowMs);
   if (first instanceof HistogramSeries) {

@@ -158,6 +158,16 @@ function addEntry(target: HistogramAggregate, entry: SlotEntry): void {
   target.max = Math.max(target.max, entry.max);
 }
 
+/** Takes a slot's data out of `target`, which holds it at `target`'s scale or a coarser one. */
+function subtractEntry(target: HistogramAggregate, entry: SlotEntry): void {
+  const shift = entry.scale - target.scale;
+  addPairs(target.positive, entry.positive, shift, -1);
+  addPairs(target.negative, entry.negative, shift, -1);
+  target.count -= entry.count;
+  target.sum -= entry.sum;
+  target.zeroCount -= entry.zeroCount;
+}
+
 /** Adds `entry` into `last`, an entry of the same slot, at the coarser of their scales. */
 function mergeEntries(last: SlotEntry, entry: SlotEntry): void {
   const scale = Math.min(last.scale, entry.scale);
@@ -175,6 +185,13 @@ export class WindowedHistogram {
   /** Slots with data, oldest first. */
   private readonly _entries: SlotEntry[] = [];
   private readonly _aggregate: HistogramAggregate = emptyAggregate();
+
+  /**
+   * @param _shared An aggregate that several windows feed (a name's histograms across host
+   *   types): every slot added here is added there too, and taken out again when it expires.
+   *   Its buckets are the sum of those windows' buckets, at a scale no finer than any of theirs.
+   */
+  constructor(private readonly _shared?: HistogramAggregate) {}
 
   /** The window's merged data. Read-only for callers; it changes only through `add` and `expireThrough`. */
   get aggregate(): Readonly<HistogramAggregate> {
@@ -204,6 +221,7 @@ export class WindowedHistogram {
       negative: bucketPairs(point.negative.offset, point.negative.bucketCounts),
     };
     addEntry(this._aggregate, entry);
+    if (this._shared !== undefined) addEntry(this._shared, entry);
     const last = this._entries[this._entries.length - 1];
     if (last !== undefined && last.slot === slot) {
       mergeEntries(last, entry);
@@ -217,17 +235,16 @@ export class WindowedHistogram {
   expireThrough(slot: number): boolean {
     let dropped = 0;
     const aggregate = this._aggregate;
+    const shared = this._shared;
     while (dropped < this._entries.length && this._entries[dropped]!.slot <= slot) {
       const entry = this._entries[dropped]!;
-      const shift = entry.scale - aggregate.scale;
-      addPairs(aggregate.positive, entry.positive, shift, -1);
-      addPairs(aggregate.negative, entry.negative, shift, -1);
-      aggregate.count -= entry.count;
-      aggregate.sum -= entry.sum;
-      aggregate.zeroCount -= entry.zeroCount;
+      subtractEntry(aggregate, entry);
+      if (shared !== undefined) subtractEntry(shared, entry);
       dropped++;
     }
     if (dropped === 0) return false;
+    // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
+    if (shared !== undefined && shared.count === 0) Object.assign(shared, emptyAggregate());
     this._entries.splice(0, dropped);
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution and the float sum no drift.

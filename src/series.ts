@@ -23,13 +23,20 @@ export class NameTotals {
   /** Bumped on every change of a member histogram. */
   version = 0;
   readonly members: Series[] = [];
+  /**
+   * For histograms: the buckets of every member's window summed, kept up to date by the windows
+   * as slots come and go, so that `/all` need not merge every window after each tick.
+   */
+  readonly histogramBuckets: HistogramAggregate | undefined;
   private _cachedVersion = -1;
   private _cached: LegacyValue | undefined;
 
   constructor(
     readonly kind: MetricKind,
     readonly integer: boolean,
-  ) {}
+  ) {
+    this.histogramBuckets = kind === 'histogram' ? emptyAggregate() : undefined;
+  }
 
   /** The `/all` value: `{count, one}` for spirals, `{value}` for counters and gauges, merged histograms. */
   total(): LegacyValue {
@@ -41,13 +48,43 @@ export class NameTotals {
         return { names: SUMMED_VALUE_FIELDS, numbers: [legacyNumber(this.value, this.integer)] };
       case 'histogram':
         if (this._cachedVersion !== this.version || this._cached === undefined) {
-          const merged = emptyAggregate();
-          for (const member of this.members) mergeInto(merged, (member as HistogramSeries).window.aggregate);
-          this._cached = histogramValue(merged, this.integer);
+          this._cached = histogramValue(this._mergedHistogram(), this.integer);
           this._cachedVersion = this.version;
         }
         return this._cached;
     }
+  }
+
+  /**
+   * Every member's window merged, as merging them one by one into an empty aggregate gives:
+   * the scale of the coarsest non-empty window, the buckets summed at that scale. The buckets
+   * come from {@link histogramBuckets}; the few scalars are summed here, in member order.
+   */
+  private _mergedHistogram(): HistogramAggregate {
+    const shared = this.histogramBuckets!;
+    let scale = Infinity;
+    let count = 0;
+    let sum = 0;
+    let zeroCount = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const member of this.members) {
+      const window = (member as HistogramSeries).window.aggregate;
+      if (window.count === 0) continue;
+      scale = Math.min(scale, window.scale);
+      count += window.count;
+      sum += window.sum;
+      zeroCount += window.zeroCount;
+      min = Math.min(min, window.min);
+      max = Math.max(max, window.max);
+    }
+    if (count === 0) return emptyAggregate();
+    if (shared.scale !== scale) {
+      // The windows that forced a coarser scale have emptied since: merge afresh, at the finer one.
+      Object.assign(shared, emptyAggregate());
+      for (const member of this.members) mergeInto(shared, (member as HistogramSeries).window.aggregate);
+    }
+    return { scale, count, sum, zeroCount, min, max, positive: shared.positive, negative: shared.negative };
   }
 }
 
@@ -165,7 +202,7 @@ export class ValueSeries extends Series {
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
 export class HistogramSeries extends Series {
   readonly kind = 'histogram';
-  readonly window = new WindowedHistogram();
+  readonly window = new WindowedHistogram(this.totals.histogramBuckets);
   private _cachedVersion = -1;
   private _cached: LegacyValue | undefined;
 

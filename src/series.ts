@@ -129,8 +129,8 @@ export class SpiralSeries extends Series {
   count = 0;
   /** Sum of the slots still in the window. */
   one = 0;
-  private readonly _slots: number[] = [];
-  private readonly _deltas: number[] = [];
+  /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
+  private readonly _window: number[] = [];
 
   /** Adds a delta to `slot`. Returns true when the slot had no data yet, i.e. its expiry must be scheduled. */
   add(slot: number, delta: number): boolean {
@@ -140,27 +140,25 @@ export class SpiralSeries extends Series {
     this.totals.count += delta;
     this.totals.one += delta;
     this.version++;
-    const last = this._slots.length - 1;
-    if (last >= 0 && this._slots[last] === slot) {
-      this._deltas[last]! += delta;
+    const window = this._window;
+    const last = window.length - 2;
+    if (last >= 0 && window[last] === slot) {
+      window[last + 1]! += delta;
       return false;
     }
-    this._slots.push(slot);
-    this._deltas.push(delta);
+    window.push(slot, delta);
     return true;
   }
 
   override expireThrough(slot: number): boolean {
-    let changed = false;
-    while (this._slots.length > 0 && this._slots[0]! <= slot) {
-      this._slots.shift();
-      this._deltas.shift();
-      changed = true;
-    }
-    if (!changed) return false;
+    const window = this._window;
+    let dropped = 0;
+    while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
+    if (dropped === 0) return false;
+    window.splice(0, dropped);
     // Sum what is left rather than trust the running difference: float deltas would leave a residue.
     let one = 0;
-    for (const delta of this._deltas) one += delta;
+    for (let i = 1; i < window.length; i += 2) one += window[i]!;
     this.totals.one += one - this.one;
     this.one = one;
     this.version++;

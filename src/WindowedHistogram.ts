@@ -28,23 +28,24 @@ export interface HistogramAggregate {
 }
 
 /**
- * One slot's data. Its buckets are kept as flat `[index, count, index, count, …]` arrays of the
- * non-empty buckets rather than Maps: a window holds one entry per slot with data for every
- * histogram series, and an entry is only ever added to and subtracted from the aggregate whole.
+ * One slot's data, packed into one array of numbers rather than an object holding bucket
+ * arrays: a window holds an entry per slot with data for every histogram series, so their
+ * size is much of the reader's heap. Layout:
+ * `[slot, scale, count, sum, min, max, zeroCount, negativeAt, …positive, …negative]`, where the
+ * non-empty buckets are `index, count` pairs, positive ones from {@link BUCKETS} up to
+ * `negativeAt`, negative ones from there to the end. An entry is only ever added to and
+ * subtracted from an aggregate whole.
  */
-interface SlotEntry {
-  readonly slot: number;
-  scale: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  zeroCount: number;
-  positive: readonly number[];
-  negative: readonly number[];
-}
-
-const NO_BUCKETS: readonly number[] = Object.freeze([]);
+type SlotEntry = number[];
+const SLOT = 0;
+const SCALE = 1;
+const COUNT = 2;
+const SUM = 3;
+const MIN = 4;
+const MAX = 5;
+const ZERO_COUNT = 6;
+const NEGATIVE_AT = 7;
+const BUCKETS = 8;
 
 export function emptyAggregate(): HistogramAggregate {
   return {
@@ -75,49 +76,71 @@ function downscale(buckets: Map<number, number>, shift: number): Map<number, num
   return result;
 }
 
-/** The non-empty buckets of the SDK's dense counts, as `[index, count, …]` of exactly their length. */
-function bucketPairs(offset: number, counts: readonly number[]): readonly number[] {
-  let nonEmpty = 0;
-  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) nonEmpty++;
-  if (nonEmpty === 0) return NO_BUCKETS;
-  const pairs = new Array<number>(2 * nonEmpty);
-  let at = 0;
+function nonEmpty(counts: readonly number[]): number {
+  let n = 0;
+  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) n++;
+  return n;
+}
+
+/** An entry with its scalars set and room for the given numbers of bucket pairs. */
+function newEntry(
+  slot: number,
+  scale: number,
+  count: number,
+  sum: number,
+  min: number,
+  max: number,
+  zeroCount: number,
+  positivePairs: number,
+  negativePairs: number,
+): SlotEntry {
+  const entry = new Array<number>(BUCKETS + 2 * (positivePairs + negativePairs));
+  entry[SLOT] = slot;
+  entry[SCALE] = scale;
+  entry[COUNT] = count;
+  entry[SUM] = sum;
+  entry[MIN] = min;
+  entry[MAX] = max;
+  entry[ZERO_COUNT] = zeroCount;
+  entry[NEGATIVE_AT] = BUCKETS + 2 * positivePairs;
+  return entry;
+}
+
+/** Writes the non-empty buckets of the SDK's dense counts as pairs from `at`; returns where they end. */
+function writeCounts(entry: SlotEntry, at: number, offset: number, counts: readonly number[]): number {
   for (let i = 0; i < counts.length; i++) {
     const count = counts[i]!;
     if (count > 0) {
-      pairs[at++] = offset + i;
-      pairs[at++] = count;
+      entry[at++] = offset + i;
+      entry[at++] = count;
     }
   }
-  return pairs;
+  return at;
 }
 
-function addPairs(target: Map<number, number>, pairs: readonly number[], shift: number, sign: 1 | -1): void {
-  for (let i = 0; i < pairs.length; i += 2) {
-    const key = pairs[i]! >> shift;
-    const next = (target.get(key) ?? 0) + sign * pairs[i + 1]!;
+function writeBuckets(entry: SlotEntry, at: number, buckets: Map<number, number>): number {
+  for (const [index, count] of buckets) {
+    entry[at++] = index;
+    entry[at++] = count;
+  }
+  return at;
+}
+
+/** Adds (or, with sign -1, subtracts) the bucket pairs of `entry` in [from, to) into `target`, brought down by `shift`. */
+function addPairs(
+  target: Map<number, number>,
+  entry: SlotEntry,
+  from: number,
+  to: number,
+  shift: number,
+  sign: 1 | -1,
+): void {
+  for (let i = from; i < to; i += 2) {
+    const key = entry[i]! >> shift;
+    const next = (target.get(key) ?? 0) + sign * entry[i + 1]!;
     if (next > 0) target.set(key, next);
     else target.delete(key);
   }
-}
-
-function toPairs(buckets: Map<number, number>): readonly number[] {
-  if (buckets.size === 0) return NO_BUCKETS;
-  const pairs = new Array<number>(2 * buckets.size);
-  let at = 0;
-  for (const [index, count] of buckets) {
-    pairs[at++] = index;
-    pairs[at++] = count;
-  }
-  return pairs;
-}
-
-/** Buckets `a` at `a`'s scale plus buckets `b`, both brought down by their shifts. */
-function mergePairs(a: readonly number[], shiftA: number, b: readonly number[], shiftB: number): readonly number[] {
-  const merged = new Map<number, number>();
-  addPairs(merged, a, shiftA, 1);
-  addPairs(merged, b, shiftB, 1);
-  return toPairs(merged);
 }
 
 /** Brings `target` down to `scale` (never up: detail once merged away is gone). */
@@ -144,41 +167,52 @@ export function mergeInto(target: HistogramAggregate, source: Readonly<Histogram
   target.max = Math.max(target.max, source.max);
 }
 
+/** Adds (or, with sign -1, subtracts) the buckets of `entry` into `target`, brought down to `target`'s scale. */
+function addEntryBuckets(target: HistogramAggregate, entry: SlotEntry, sign: 1 | -1): void {
+  const shift = entry[SCALE]! - target.scale;
+  const negativeAt = entry[NEGATIVE_AT]!;
+  addPairs(target.positive, entry, BUCKETS, negativeAt, shift, sign);
+  addPairs(target.negative, entry, negativeAt, entry.length, shift, sign);
+}
+
 /** Adds a slot's data into `target`, at the coarser of their scales. */
 function addEntry(target: HistogramAggregate, entry: SlotEntry): void {
-  if (target.count === 0 && target.positive.size === 0 && target.negative.size === 0) target.scale = entry.scale;
-  rescale(target, entry.scale);
-  const shift = entry.scale - target.scale;
-  addPairs(target.positive, entry.positive, shift, 1);
-  addPairs(target.negative, entry.negative, shift, 1);
-  target.count += entry.count;
-  target.sum += entry.sum;
-  target.zeroCount += entry.zeroCount;
-  target.min = Math.min(target.min, entry.min);
-  target.max = Math.max(target.max, entry.max);
+  if (target.count === 0 && target.positive.size === 0 && target.negative.size === 0) target.scale = entry[SCALE]!;
+  rescale(target, entry[SCALE]!);
+  addEntryBuckets(target, entry, 1);
+  target.count += entry[COUNT]!;
+  target.sum += entry[SUM]!;
+  target.zeroCount += entry[ZERO_COUNT]!;
+  target.min = Math.min(target.min, entry[MIN]!);
+  target.max = Math.max(target.max, entry[MAX]!);
 }
 
 /** Takes a slot's data out of `target`, which holds it at `target`'s scale or a coarser one. */
 function subtractEntry(target: HistogramAggregate, entry: SlotEntry): void {
-  const shift = entry.scale - target.scale;
-  addPairs(target.positive, entry.positive, shift, -1);
-  addPairs(target.negative, entry.negative, shift, -1);
-  target.count -= entry.count;
-  target.sum -= entry.sum;
-  target.zeroCount -= entry.zeroCount;
+  addEntryBuckets(target, entry, -1);
+  target.count -= entry[COUNT]!;
+  target.sum -= entry[SUM]!;
+  target.zeroCount -= entry[ZERO_COUNT]!;
 }
 
-/** Adds `entry` into `last`, an entry of the same slot, at the coarser of their scales. */
-function mergeEntries(last: SlotEntry, entry: SlotEntry): void {
-  const scale = Math.min(last.scale, entry.scale);
-  last.positive = mergePairs(last.positive, last.scale - scale, entry.positive, entry.scale - scale);
-  last.negative = mergePairs(last.negative, last.scale - scale, entry.negative, entry.scale - scale);
-  last.scale = scale;
-  last.count += entry.count;
-  last.sum += entry.sum;
-  last.zeroCount += entry.zeroCount;
-  last.min = Math.min(last.min, entry.min);
-  last.max = Math.max(last.max, entry.max);
+/** Two entries of the same slot as one, at the coarser of their scales. */
+function mergeEntries(a: SlotEntry, b: SlotEntry): SlotEntry {
+  const merged: HistogramAggregate = { ...emptyAggregate(), scale: Math.min(a[SCALE]!, b[SCALE]!) };
+  addEntryBuckets(merged, a, 1);
+  addEntryBuckets(merged, b, 1);
+  const entry = newEntry(
+    a[SLOT]!,
+    merged.scale,
+    a[COUNT]! + b[COUNT]!,
+    a[SUM]! + b[SUM]!,
+    Math.min(a[MIN]!, b[MIN]!),
+    Math.max(a[MAX]!, b[MAX]!),
+    a[ZERO_COUNT]! + b[ZERO_COUNT]!,
+    merged.positive.size,
+    merged.negative.size,
+  );
+  writeBuckets(entry, writeBuckets(entry, BUCKETS, merged.positive), merged.negative);
+  return entry;
 }
 
 export class WindowedHistogram {
@@ -200,7 +234,7 @@ export class WindowedHistogram {
 
   /** Oldest slot still holding data, or undefined when the window is empty. */
   get oldestSlot(): number | undefined {
-    return this._entries[0]?.slot;
+    return this._entries[0]?.[SLOT];
   }
 
   /**
@@ -209,22 +243,24 @@ export class WindowedHistogram {
    */
   add(slot: number, point: ExponentialHistogram): boolean {
     if (point.count === 0) return false;
-    const entry: SlotEntry = {
+    const { positive, negative } = point;
+    const entry = newEntry(
       slot,
-      scale: point.scale,
-      count: point.count,
-      sum: point.sum ?? 0,
-      min: point.min ?? -Infinity,
-      max: point.max ?? Infinity,
-      zeroCount: point.zeroCount,
-      positive: bucketPairs(point.positive.offset, point.positive.bucketCounts),
-      negative: bucketPairs(point.negative.offset, point.negative.bucketCounts),
-    };
+      point.scale,
+      point.count,
+      point.sum ?? 0,
+      point.min ?? -Infinity,
+      point.max ?? Infinity,
+      point.zeroCount,
+      nonEmpty(positive.bucketCounts),
+      nonEmpty(negative.bucketCounts),
+    );
+    writeCounts(entry, writeCounts(entry, BUCKETS, positive.offset, positive.bucketCounts), negative.offset, negative.bucketCounts);
     addEntry(this._aggregate, entry);
     if (this._shared !== undefined) addEntry(this._shared, entry);
-    const last = this._entries[this._entries.length - 1];
-    if (last !== undefined && last.slot === slot) {
-      mergeEntries(last, entry);
+    const lastAt = this._entries.length - 1;
+    if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
+      this._entries[lastAt] = mergeEntries(this._entries[lastAt]!, entry);
       return false;
     }
     this._entries.push(entry);
@@ -236,7 +272,7 @@ export class WindowedHistogram {
     let dropped = 0;
     const aggregate = this._aggregate;
     const shared = this._shared;
-    while (dropped < this._entries.length && this._entries[dropped]!.slot <= slot) {
+    while (dropped < this._entries.length && this._entries[dropped]![SLOT]! <= slot) {
       const entry = this._entries[dropped]!;
       subtractEntry(aggregate, entry);
       if (shared !== undefined) subtractEntry(shared, entry);
@@ -254,8 +290,8 @@ export class WindowedHistogram {
     let min = Infinity;
     let max = -Infinity;
     for (const entry of this._entries) {
-      if (entry.min < min) min = entry.min;
-      if (entry.max > max) max = entry.max;
+      if (entry[MIN]! < min) min = entry[MIN]!;
+      if (entry[MAX]! > max) max = entry[MAX]!;
     }
     aggregate.min = min;
     aggregate.max = max;

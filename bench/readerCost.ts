@@ -28,10 +28,10 @@ const WINDOW_SLOTS = DEFAULT_READER_OPTIONS.windowMs / SLOT_MS;
 
 /** A reader with the legacy reader's aggregation that drops what it collects. */
 class BaselineReader extends MetricReader {
-  constructor() {
+  constructor(histogramMaxBuckets: number) {
     const histogram: AggregationOption = {
       type: AggregationType.EXPONENTIAL_HISTOGRAM,
-      options: { maxSize: DEFAULT_READER_OPTIONS.histogramMaxBuckets, recordMinMax: true },
+      options: { maxSize: histogramMaxBuckets, recordMinMax: true },
     };
     super({
       aggregationTemporalitySelector: () => AggregationTemporality.DELTA,
@@ -68,10 +68,14 @@ async function main(): Promise<void> {
   const scale = SCALES[scaleName];
   const kind = argument('reader') ?? 'legacy';
   const measuredTicks = Number(argument('ticks') ?? 60);
+  const histogramMaxBuckets = Number(argument('histogram-buckets') ?? DEFAULT_READER_OPTIONS.histogramMaxBuckets);
 
   const clock = { now: 1_700_000_000_000 };
-  const legacy = kind === 'legacy' ? new LegacyMetricsReader({ hostTypes: hostTypeNames(scale), now: () => clock.now }) : undefined;
-  const reader = legacy ?? new BaselineReader();
+  const legacy =
+    kind === 'legacy'
+      ? new LegacyMetricsReader({ hostTypes: hostTypeNames(scale), histogramMaxBuckets, now: () => clock.now })
+      : undefined;
+  const reader = legacy ?? new BaselineReader(histogramMaxBuckets);
   const provider = new MeterProvider({ readers: [reader] });
   const workload = new Workload(provider.getMeter('bench'), scale);
 

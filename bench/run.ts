@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULT_READER_OPTIONS } from '../src';
 import { ChildChannel } from './ipc';
 import { CEILING_ROUTES } from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
@@ -24,10 +25,18 @@ interface Options {
   seconds: number;
   warmupSeconds: number;
   connections: number;
+  /** The reader's histogramMaxBuckets; the reader's default when undefined. */
+  histogramBuckets: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { scales: ['S', 'M', 'L', 'XL'], seconds: 10, warmupSeconds: 1, connections: 10 };
+  const options: Options = {
+    scales: ['S', 'M', 'L', 'XL'],
+    seconds: 10,
+    warmupSeconds: 1,
+    connections: 10,
+    histogramBuckets: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
     const value = argv[i + 1];
@@ -54,8 +63,13 @@ function parseOptions(argv: readonly string[]): Options {
       case '--connections':
         options.connections = Math.round(number());
         break;
+      case '--histogram-buckets':
+        options.histogramBuckets = Math.round(number());
+        break;
       default:
-        throw new Error(`unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N)`);
+        throw new Error(
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N)`,
+        );
     }
   }
   return options;
@@ -115,8 +129,12 @@ async function waitExit(child: ChildProcess, ms: number): Promise<void> {
   }
 }
 
-async function measureReaderCost(scale: Scale, reader: 'legacy' | 'baseline'): Promise<CostResult> {
-  const child = fork(childScript('readerCost'), ['--scale', scale.name, '--reader', reader], {
+function bucketArguments(options: Options): string[] {
+  return options.histogramBuckets === undefined ? [] : ['--histogram-buckets', String(options.histogramBuckets)];
+}
+
+async function measureReaderCost(scale: Scale, reader: 'legacy' | 'baseline', options: Options): Promise<CostResult> {
+  const child = fork(childScript('readerCost'), ['--scale', scale.name, '--reader', reader, ...bucketArguments(options)], {
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -158,13 +176,15 @@ interface Usage {
 
 async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseRow[]; summary: ScaleSummary }> {
   log(`[${scale.name}] reader cost: legacy reader`);
-  const legacy = await measureReaderCost(scale, 'legacy');
+  const legacy = await measureReaderCost(scale, 'legacy', options);
   log(`[${scale.name}] reader cost: baseline reader`);
-  const baseline = await measureReaderCost(scale, 'baseline');
+  const baseline = await measureReaderCost(scale, 'baseline', options);
 
   log(`[${scale.name}] starting the server`);
   const spawnedAt = performance.now();
-  const child = fork(childScript('server'), ['--scale', scale.name], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(childScript('server'), ['--scale', scale.name, ...bucketArguments(options)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const channel = new ChildChannel(child);
   const rows: CaseRow[] = [];
   try {
@@ -365,7 +385,8 @@ async function main(): Promise<void> {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
   const out = [
     `Machine: ${machine}. wrk: 1 thread, ${options.connections} connections, ${options.seconds} s per case ` +
-      `(after ${options.warmupSeconds} s of warm-up); ${UPDATE_FRACTION * 100}% of series updated every second. ` +
+      `(after ${options.warmupSeconds} s of warm-up); ${UPDATE_FRACTION * 100}% of series updated every second; ` +
+      `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
     '',
     throughputTable(rows, options.seconds),

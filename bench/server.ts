@@ -25,7 +25,11 @@ async function main(): Promise<void> {
   const scale = SCALES[scaleName];
 
   // The host types are known from the configuration before any data point names them.
-  const reader = new LegacyMetricsReader({ hostTypes: hostTypeNames(scale) });
+  const histogramMaxBuckets = argument('histogram-buckets');
+  const reader = new LegacyMetricsReader({
+    hostTypes: hostTypeNames(scale),
+    ...(histogramMaxBuckets === undefined ? {} : { histogramMaxBuckets: Number(histogramMaxBuckets) }),
+  });
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const provider = new MeterProvider({ readers: [reader, prometheus] });
   const workload = new Workload(provider.getMeter('bench'), scale);

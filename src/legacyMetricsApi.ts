@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { VARIANTS, type Variant } from './attributes';
-import { negotiate } from './contentNegotiation';
+import { negotiate, type LegacyFormat } from './contentNegotiation';
 import { InvalidOptionError } from './errors';
 import { jsonSerializer } from './jsonSerializer';
 import { LegacyMetricsReader } from './LegacyMetricsReader';
 import type { LegacySerializer } from './serializer';
+import type { LegacyResponse, Snapshot } from './Snapshot';
 import { xmlSerializer } from './xmlSerializer';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
@@ -32,6 +33,12 @@ export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
 const NOT_ALLOWED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SERIALIZERS: Record<'json' | 'xml', LegacySerializer> = { json: jsonSerializer, xml: xmlSerializer };
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/**
+ * The most Accept headers, and the most URLs per snapshot and format, whose outcome a plugin
+ * remembers. Pollers send the same few, so a request costs a lookup; arbitrary ones (query
+ * strings are ignored, so URLs are unbounded) must not grow memory.
+ */
+const MEMO_LIMIT = 256;
 const REGEX_SPECIALS = /[.*+?^${}()|[\]\\]/g;
 
 /** The host constraint of a handler's `host` setting, or undefined when it matches any host. */
@@ -91,6 +98,20 @@ export async function legacyMetricsApi(fastify: FastifyInstance, options: Legacy
   }
   const prefixLength = fastify.prefix.length;
 
+  const negotiated = new Map<string | undefined, ReturnType<typeof negotiate>>();
+  const negotiateMemo = (accept: string | undefined): ReturnType<typeof negotiate> => {
+    let format = negotiated.get(accept);
+    if (format === undefined) {
+      format = negotiate(accept);
+      if (negotiated.size < MEMO_LIMIT) negotiated.set(accept, format);
+    }
+    return format;
+  };
+  // The responses of the current snapshot by URL, per format: the snapshot already serializes each
+  // body once; this also spares parsing the path and building the snapshot's cache key.
+  let memoSnapshot: Snapshot | undefined;
+  const memo: Record<LegacyFormat, Map<string, LegacyResponse>> = { json: new Map(), xml: new Map() };
+
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
     const method = request.method;
     if (method === 'OPTIONS') {
@@ -106,7 +127,7 @@ export async function legacyMetricsApi(fastify: FastifyInstance, options: Legacy
       }
       return;
     }
-    const format = negotiate(request.headers.accept);
+    const format = negotiateMemo(request.headers.accept);
     if (format === 'malformed') {
       sendError(reply, 400, 'bad_request', 'malformed Accept header');
       return;
@@ -116,15 +137,27 @@ export async function legacyMetricsApi(fastify: FastifyInstance, options: Legacy
       return;
     }
     const serializer = SERIALIZERS[format];
-    const segments = pathSegments(request.url, prefixLength);
-    if (segments === null) {
-      sendError(reply, 400, 'bad_request', 'malformed percent-encoding in the path');
-      return;
+    const snapshot = reader.snapshot;
+    if (snapshot !== memoSnapshot) {
+      memoSnapshot = snapshot;
+      memo.json.clear();
+      memo.xml.clear();
     }
-    const response =
-      segments === undefined
-        ? { status: 404, body: Buffer.from(serializer.error('not_found', 'empty path segment')) }
-        : reader.snapshot.respond(variant, segments, serializer);
+    const url = request.url;
+    let response = memo[format].get(url);
+    if (response === undefined) {
+      const segments = pathSegments(url, prefixLength);
+      if (segments === null) {
+        sendError(reply, 400, 'bad_request', 'malformed percent-encoding in the path');
+        return;
+      }
+      if (segments === undefined) {
+        response = { status: 404, body: Buffer.from(serializer.error('not_found', 'empty path segment')) };
+      } else {
+        response = snapshot.respond(variant, segments, serializer);
+        if (response.status === 200 && memo[format].size < MEMO_LIMIT) memo[format].set(url, response);
+      }
+    }
     void reply
       .code(response.status)
       .header('content-type', serializer.contentType)

@@ -15,14 +15,18 @@ import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 /** The SDK's largest exponential histogram scale. */
 export const MAX_SCALE = 20;
 
-/** The merged buckets of a window, or of several windows (`/all`). */
-export interface HistogramAggregate {
+/** What a window, or several windows merged, hold besides their buckets. */
+export interface HistogramSummary {
   scale: number;
   count: number;
   sum: number;
   min: number;
   max: number;
   zeroCount: number;
+}
+
+/** The merged buckets of a window, or of several windows (`/all`). */
+export interface HistogramAggregate extends HistogramSummary {
   positive: Map<number, number>;
   negative: Map<number, number>;
 }
@@ -47,17 +51,12 @@ const ZERO_COUNT = 6;
 const NEGATIVE_AT = 7;
 const BUCKETS = 8;
 
+function emptySummary(): HistogramSummary {
+  return { scale: MAX_SCALE, count: 0, sum: 0, min: Infinity, max: -Infinity, zeroCount: 0 };
+}
+
 export function emptyAggregate(): HistogramAggregate {
-  return {
-    scale: MAX_SCALE,
-    count: 0,
-    sum: 0,
-    min: Infinity,
-    max: -Infinity,
-    zeroCount: 0,
-    positive: new Map(),
-    negative: new Map(),
-  };
+  return { ...emptySummary(), positive: new Map(), negative: new Map() };
 }
 
 function addBuckets(target: Map<number, number>, source: Map<number, number>, shift: number, sign: 1 | -1): void {
@@ -218,7 +217,13 @@ function mergeEntries(a: SlotEntry, b: SlotEntry): SlotEntry {
 export class WindowedHistogram {
   /** Slots with data, oldest first. */
   private readonly _entries: SlotEntry[] = [];
-  private readonly _aggregate: HistogramAggregate = emptyAggregate();
+  /**
+   * The window's scalars, kept as slots come and go. Its scale is the coarsest of the slots
+   * added since the window was last empty (detail once merged away is gone, as in a running
+   * aggregate). The buckets are not kept here: {@link aggregate} sums them from the slots when
+   * asked, which is rare (a request for this series), while every histogram series holds a window.
+   */
+  private readonly _summary: HistogramSummary = emptySummary();
 
   /**
    * @param _shared An aggregate that several windows feed (a name's histograms across host
@@ -227,9 +232,16 @@ export class WindowedHistogram {
    */
   constructor(private readonly _shared?: HistogramAggregate) {}
 
-  /** The window's merged data. Read-only for callers; it changes only through `add` and `expireThrough`. */
+  /** The window's count, sum, min, max and scale, without its buckets. Read-only for callers. */
+  get summary(): Readonly<HistogramSummary> {
+    return this._summary;
+  }
+
+  /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    return this._aggregate;
+    const aggregate: HistogramAggregate = { ...this._summary, positive: new Map(), negative: new Map() };
+    for (const entry of this._entries) addEntryBuckets(aggregate, entry, 1);
+    return aggregate;
   }
 
   /** Oldest slot still holding data, or undefined when the window is empty. */
@@ -256,7 +268,13 @@ export class WindowedHistogram {
       nonEmpty(negative.bucketCounts),
     );
     writeCounts(entry, writeCounts(entry, BUCKETS, positive.offset, positive.bucketCounts), negative.offset, negative.bucketCounts);
-    addEntry(this._aggregate, entry);
+    const summary = this._summary;
+    summary.scale = this._entries.length === 0 ? entry[SCALE]! : Math.min(summary.scale, entry[SCALE]!);
+    summary.count += entry[COUNT]!;
+    summary.sum += entry[SUM]!;
+    summary.zeroCount += entry[ZERO_COUNT]!;
+    summary.min = Math.min(summary.min, entry[MIN]!);
+    summary.max = Math.max(summary.max, entry[MAX]!);
     if (this._shared !== undefined) addEntry(this._shared, entry);
     const lastAt = this._entries.length - 1;
     if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
@@ -270,11 +288,13 @@ export class WindowedHistogram {
   /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
   expireThrough(slot: number): boolean {
     let dropped = 0;
-    const aggregate = this._aggregate;
+    const summary = this._summary;
     const shared = this._shared;
     while (dropped < this._entries.length && this._entries[dropped]![SLOT]! <= slot) {
       const entry = this._entries[dropped]!;
-      subtractEntry(aggregate, entry);
+      summary.count -= entry[COUNT]!;
+      summary.sum -= entry[SUM]!;
+      summary.zeroCount -= entry[ZERO_COUNT]!;
       if (shared !== undefined) subtractEntry(shared, entry);
       dropped++;
     }
@@ -284,7 +304,7 @@ export class WindowedHistogram {
     this._entries.splice(0, dropped);
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution and the float sum no drift.
-      Object.assign(aggregate, emptyAggregate());
+      Object.assign(summary, emptySummary());
       return true;
     }
     let min = Infinity;
@@ -293,8 +313,8 @@ export class WindowedHistogram {
       if (entry[MIN]! < min) min = entry[MIN]!;
       if (entry[MAX]! > max) max = entry[MAX]!;
     }
-    aggregate.min = min;
-    aggregate.max = max;
+    summary.min = min;
+    summary.max = max;
     return true;
   }
 }

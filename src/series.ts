@@ -69,7 +69,7 @@ export class NameTotals {
     let min = Infinity;
     let max = -Infinity;
     for (const member of this.members) {
-      const window = (member as HistogramSeries).window.aggregate;
+      const window = (member as HistogramSeries).window.summary;
       if (window.count === 0) continue;
       scale = Math.min(scale, window.scale);
       count += window.count;

@@ -9,15 +9,15 @@ import { checkWrk, runWrk, type LoadResult } from './wrk';
 import { isScaleName, sampleOf, SCALES, UPDATE_FRACTION, type Scale, type ScaleName } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160]`
+ * (needs wrk: `apt-get install -y wrk`).
  *
  * For each scale: measures the reader's tick and heap in two child processes (legacy reader vs a
  * reader with the same SDK aggregation that keeps nothing), then starts the server under test
- * (server.ts) in a child process and drives it with wrk, one case after another at the same
- * connection count: for each legacy endpoint a static route sending a body of the same size
- * (the ceiling) and then the endpoint itself, and last the Prometheus exporter's handler.
- * Prints one table of throughput and one of the reader's own costs, and writes the numbers
- * to .bench/results.json.
+ * (server.ts) in a child process and drives it with wrk at one connection count: for each legacy
+ * endpoint, a static route sending a copy of its body (the ceiling) and the endpoint itself,
+ * alternating in rounds; last, the Prometheus exporter's handler. Prints one table of
+ * throughput and one of the reader's own costs, and writes the numbers to .bench/results.json.
  */
 
 interface Options {

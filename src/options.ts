@@ -48,8 +48,9 @@ export interface LegacyMetricsReaderOptions {
   cardinalityLimit?: number;
   /**
    * The most buckets of the base-2 exponential histogram the reader asks the SDK for (its `maxSize`).
-   * More buckets mean finer percentiles: see the README for the error bound.
-   * @default 1024
+   * More buckets mean finer percentiles (see the README for the error bound) and a costlier tick:
+   * the SDK hands every active histogram over as a dense array of up to this many counts.
+   * @default 160 (the SDK's own default)
    */
   histogramMaxBuckets?: number;
   /**
@@ -82,7 +83,7 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   slotMs: 1_000,
   legacyName: undefined,
   cardinalityLimit: 100_000,
-  histogramMaxBuckets: 1024,
+  histogramMaxBuckets: 160,
 } as const);
 
 const KNOWN_OPTIONS = new Set([

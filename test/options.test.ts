@@ -11,7 +11,7 @@ describe('resolveReaderOptions', () => {
       windowMs: 60_000,
       slotMs: 1_000,
       cardinalityLimit: 100_000,
-      histogramMaxBuckets: 1024,
+      histogramMaxBuckets: 160,
     });
     expect(resolved.windowMs).toBe(DEFAULT_READER_OPTIONS.windowMs);
     expect(resolved.now).toBe(Date.now);

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
-import { tmpdir } from 'node:os';
 import { defaultDemoConfigPath, startDemo, type RunningDemo } from '../../src/cli/demoCommand';
 import { ConfigError, ListenError, parseLegacyApiConfig, type LegacyApiConfig } from '../../src';
 
@@ -186,7 +185,7 @@ describe('defaultDemoConfigPath', () => {
   });
 
   it('should find the package file from any other working directory', () => {
-    const path = defaultDemoConfigPath(tmpdir());
+    const path = defaultDemoConfigPath(join(ROOT, 'test'));
     expect(isAbsolute(path)).toBe(true);
     expect(path).toBe(join(ROOT, 'examples', 'server.toml'));
     expect(existsSync(path)).toBe(true);

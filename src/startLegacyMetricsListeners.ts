@@ -6,10 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Variant } from './attributes';
 import type { ListenerConfig } from './config/types';
-import { InvalidOptionError, ListenError } from './errors';
+import { InvalidOptionError } from './errors';
 import { createLegacyMetricsApp, type LegacyMount } from './legacyMetricsApp';
 import type { LegacyMetricsReader } from './LegacyMetricsReader';
-import { baseUrl, validatePath, warnIfExposed } from './startLegacyMetricsServer';
+import { baseUrl, listenApp, validatePath } from './startLegacyMetricsServer';
 
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
@@ -104,18 +104,9 @@ export async function startLegacyMetricsListeners(
       apps.push(app);
       // Plugin option errors surface here, apart from the bind errors below.
       await app.ready();
-      const host = listenerAddress(listener);
-      try {
-        await app.listen({ port: listener.port, host });
-      } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        const place = listener.place ?? `listeners[${index}]`;
-        const where = file === undefined ? place : `${file}: ${place}`;
-        throw new ListenError(`${where}: cannot listen on ${hostPort(host, listener.port)}: ${reason}`);
-      }
-      const bound = app.server.address();
-      const { address, port } = typeof bound === 'object' && bound !== null ? bound : { address: host, port: listener.port };
-      warnIfExposed(address, port);
+      const place = listener.place ?? `listeners[${index}]`;
+      const where = file === undefined ? place : `${file}: ${place}`;
+      const { address, port } = await listenApp(app, listenerAddress(listener), listener.port, where);
       const url = baseUrl(address, port);
       for (const group of groups) {
         running.push({
@@ -136,11 +127,6 @@ export async function startLegacyMetricsListeners(
     throw error;
   }
   return { listeners: running, close };
-}
-
-/** `127.0.0.1:8088`, `[::1]:8088`. */
-function hostPort(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 function validateListeners(listeners: readonly ListenerConfig[]): void {

@@ -1,4 +1,5 @@
 import { diag } from '@opentelemetry/api';
+import type { FastifyInstance } from 'fastify';
 import { isIP } from 'node:net';
 import type { Variant } from './attributes';
 import { InvalidOptionError, ListenError } from './errors';
@@ -59,6 +60,33 @@ export function warnIfExposed(address: string, port: number): void {
   );
 }
 
+/** `127.0.0.1:8088`, `[::1]:8088`. */
+export function hostPort(address: string, port: number): string {
+  return isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+/**
+ * Binds `app` and resolves to the address and port actually bound, after warning when that is
+ * beyond loopback. A bind failure becomes a {@link ListenError} whose message starts with `where`.
+ */
+export async function listenApp(
+  app: FastifyInstance,
+  host: string,
+  port: number,
+  where: string,
+): Promise<{ address: string; port: number }> {
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ListenError(`${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(host, port)}: ${reason}`);
+  }
+  const address = app.server.address();
+  const bound = typeof address === 'object' && address !== null ? { address: address.address, port: address.port } : { address: host, port };
+  warnIfExposed(bound.address, bound.port);
+  return bound;
+}
+
 /**
  * Starts a standalone HTTP listener serving the legacy API of `reader` at `<path>/metrics`.
  * Resolves once it listens; rejects with a {@link ListenError} when the address cannot be bound.
@@ -75,16 +103,10 @@ export async function startLegacyMetricsServer(
   const path = validatePath(options.path ?? DEFAULT_SERVER_OPTIONS.path, 'path');
   const variant = options.variant ?? DEFAULT_SERVER_OPTIONS.variant;
   const app = createLegacyMetricsApp(reader, [{ path, variant, host: '_' }]);
-  try {
-    await app.listen({ port, host });
-  } catch (error) {
+  const bound = await listenApp(app, host, port, '').catch(async (error: unknown) => {
     await app.close();
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ListenError(`cannot listen on ${host}:${port}: ${reason}`);
-  }
-  const address = app.server.address();
-  const bound = typeof address === 'object' && address !== null ? address : { address: host, port };
-  warnIfExposed(bound.address, bound.port);
+    throw error;
+  });
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl(bound.address, bound.port),

@@ -7,7 +7,7 @@ import {
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
 import { DEFAULT_READER_OPTIONS, LegacyMetricsReader } from '../src';
-import { jsonSerializer } from '../src/jsonSerializer';
+import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 import { argument, emit } from './ipc';
 import { hostTypeNames, isScaleName, sampleOf, SCALES, Workload } from './workload';
 

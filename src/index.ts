@@ -6,27 +6,27 @@ export type { HandlerGroupConfig, KnownHandler, LegacyApiConfig, ListenerConfig 
 export {
   createMeterProviderWithLegacyApi,
   DEFAULT_METER_PROVIDER_OPTIONS,
-} from './createMeterProviderWithLegacyApi';
+} from './provider/createMeterProviderWithLegacyApi';
 export type {
   MeterProviderWithLegacyApi,
   MeterProviderWithLegacyApiOptions,
   OtlpOptions,
   OtlpProtocol,
   PrometheusEndpointOptions,
-} from './createMeterProviderWithLegacyApi';
+} from './provider/createMeterProviderWithLegacyApi';
 export { ConfigError, InvalidOptionError, LegacyApiError, ListenError } from './errors';
-export { LegacyMetricsReader } from './LegacyMetricsReader';
-export { ALLOWED_METHODS, legacyMetricsApi } from './legacyMetricsApi';
-export type { LegacyMetricsApiOptions } from './legacyMetricsApi';
-export { DEFAULT_READER_OPTIONS } from './options';
-export type { LegacyMetricsReaderOptions, LegacyNameFunction } from './options';
-export { Snapshot } from './Snapshot';
-export type { LegacyResponse } from './Snapshot';
-export { DEFAULT_SERVER_OPTIONS, startLegacyMetricsServer } from './startLegacyMetricsServer';
-export type { LegacyMetricsServer, LegacyMetricsServerOptions } from './startLegacyMetricsServer';
-export { startLegacyMetricsListeners } from './startLegacyMetricsListeners';
+export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
+export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
+export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
+export { DEFAULT_READER_OPTIONS } from './reader/options';
+export type { LegacyMetricsReaderOptions, LegacyNameFunction } from './reader/options';
+export { Snapshot } from './snapshot/Snapshot';
+export type { LegacyResponse } from './snapshot/Snapshot';
+export { DEFAULT_SERVER_OPTIONS, startLegacyMetricsServer } from './http/startLegacyMetricsServer';
+export type { LegacyMetricsServer, LegacyMetricsServerOptions } from './http/startLegacyMetricsServer';
+export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
 export type {
   LegacyMetricsListeners,
   LegacyMetricsListenersOptions,
   RunningLegacyListener,
-} from './startLegacyMetricsListeners';
+} from './http/startLegacyMetricsListeners';

@@ -3,7 +3,7 @@ import { startLegacyMetricsServer, type LegacyMetricsServer } from '../src';
 import {
   createMeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApi,
-} from '../src/createMeterProviderWithLegacyApi';
+} from '../src/provider/createMeterProviderWithLegacyApi';
 import { startOtlpReceiver, type OtlpPoint, type OtlpReceiver } from './realClients/otlpReceiver';
 
 /**

@@ -1,7 +1,7 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { legacyMetricsApi, LegacyMetricsReader, type LegacyMetricsReaderOptions, type Variant } from '../src';
-import { jsonSerializer } from '../src/jsonSerializer';
+import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 
 /** A MeterProvider with a LegacyMetricsReader on it, and a fake clock the test moves. */
 export interface Rig {

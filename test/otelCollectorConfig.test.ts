@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { DEFAULT_METER_PROVIDER_OPTIONS } from '../src/createMeterProviderWithLegacyApi';
+import { DEFAULT_METER_PROVIDER_OPTIONS } from '../src/provider/createMeterProviderWithLegacyApi';
 
 /**
  * otel-collector.yaml is checked for structure (there is no collector binary here): every

@@ -1,6 +1,6 @@
 import type { HandlerGroupConfig, LegacyApiConfig, ListenerConfig } from '../config/types';
-import { listenerAddress, METRICS_HANDLER, servesMetrics } from '../startLegacyMetricsListeners';
-import { isLoopbackAddress } from '../startLegacyMetricsServer';
+import { listenerAddress, METRICS_HANDLER, servesMetrics } from '../http/startLegacyMetricsListeners';
+import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
 
 /** Host names that answer as one, as the legacy API's Host routing treats them. */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];

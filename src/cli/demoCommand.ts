@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { DEMO_HOST_TYPES, startSimulatedMessagingServer } from '../../examples/messaging-server';
+import { DEMO_HOST_TYPES, startSimulatedMessagingServer } from '../demo/simulatedMessagingServer';
 import type { LegacyApiConfig } from '../config/types';
-import { createMeterProviderWithLegacyApi } from '../createMeterProviderWithLegacyApi';
+import { createMeterProviderWithLegacyApi } from '../provider/createMeterProviderWithLegacyApi';
 import { ConfigError } from '../errors';
 import {
   METRICS_HANDLER,
   servesMetrics,
   startLegacyMetricsListeners,
   type RunningLegacyListener,
-} from '../startLegacyMetricsListeners';
-import { isLoopbackAddress } from '../startLegacyMetricsServer';
+} from '../http/startLegacyMetricsListeners';
+import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
 
 /** Where the demo listens. */
 export interface DemoOptions {

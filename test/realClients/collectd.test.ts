@@ -5,7 +5,7 @@ import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
 import {
   createMeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApi,
-} from '../../src/createMeterProviderWithLegacyApi';
+} from '../../src/provider/createMeterProviderWithLegacyApi';
 import {
   INSTALL_HINT,
   requireCommand,

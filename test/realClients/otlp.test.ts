@@ -2,7 +2,7 @@ import { ValueType } from '@opentelemetry/api';
 import {
   createMeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApi,
-} from '../../src/createMeterProviderWithLegacyApi';
+} from '../../src/provider/createMeterProviderWithLegacyApi';
 import { startOtlpReceiver, type OtlpPoint, type OtlpReceiver, type OtlpRequest } from './otlpReceiver';
 
 /**

@@ -1,8 +1,8 @@
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { InvalidOptionError, ListenError, startLegacyMetricsServer, type LegacyMetricsServer } from '../src';
-import { createRig, type Rig } from './helpers';
+import { InvalidOptionError, ListenError, startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
+import { createRig, type Rig } from '../helpers';
 
 /** A raw HTTP exchange over a real socket: status, headers and body bytes as sent. */
 function exchange(url: string, method = 'GET', headers: Record<string, string> = {}) {

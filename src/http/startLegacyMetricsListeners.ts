@@ -4,11 +4,11 @@
  * that lists `service_api_metrics`.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Variant } from './attributes';
-import type { ListenerConfig } from './config/types';
-import { InvalidOptionError } from './errors';
+import type { Variant } from '../attributes';
+import type { ListenerConfig } from '../config/types';
+import { InvalidOptionError } from '../errors';
 import { createLegacyMetricsApp, type LegacyMount } from './legacyMetricsApp';
-import type { LegacyMetricsReader } from './LegacyMetricsReader';
+import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import { baseUrl, listenApp, validatePath } from './startLegacyMetricsServer';
 
 /** The handler this package implements; a handler group without it serves nothing. */

@@ -1,4 +1,4 @@
-import { HistogramSeries, NameTotals, SpiralSeries, ValueSeries, combinedValue } from '../src/series';
+import { HistogramSeries, NameTotals, SpiralSeries, ValueSeries, combinedValue } from '../../src/reader/series';
 
 const numbers = (series: { value(now: number): { numbers: readonly number[] } }, now = 0) => series.value(now).numbers;
 

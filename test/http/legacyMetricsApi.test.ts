@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { XMLValidator } from 'fast-xml-parser';
-import { InvalidOptionError, legacyMetricsApi, LegacyMetricsReader, type Variant } from '../src';
-import { createLegacyMetricsApp } from '../src/legacyMetricsApp';
-import { pathSegments } from '../src/legacyMetricsApi';
-import { createApp, createRig, type Rig } from './helpers';
+import { InvalidOptionError, legacyMetricsApi, LegacyMetricsReader, type Variant } from '../../src';
+import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
+import { pathSegments } from '../../src/http/legacyMetricsApi';
+import { createApp, createRig, type Rig } from '../helpers';
 
 /** Known traffic: two host types (one with a space), global metrics, a histogram. */
 async function recordTraffic(rig: Rig): Promise<void> {

@@ -1,5 +1,5 @@
 import { XMLValidator } from 'fast-xml-parser';
-import { xmlAttributeValue, xmlName, xmlSerializer } from '../src/xmlSerializer';
+import { xmlAttributeValue, xmlName, xmlSerializer } from '../../src/snapshot/xmlSerializer';
 
 const wellFormed = (xml: string): boolean => XMLValidator.validate(xml) === true;
 

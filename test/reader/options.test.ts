@@ -1,5 +1,5 @@
-import { DEFAULT_READER_OPTIONS, InvalidOptionError, LegacyMetricsReader } from '../src';
-import { resolveReaderOptions } from '../src/options';
+import { DEFAULT_READER_OPTIONS, InvalidOptionError, LegacyMetricsReader } from '../../src';
+import { resolveReaderOptions } from '../../src/reader/options';
 
 describe('resolveReaderOptions', () => {
   it('should apply the documented defaults', () => {

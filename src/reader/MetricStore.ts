@@ -5,8 +5,8 @@ import {
   type MetricData,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
-import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE, VARIANTS, type Variant } from './attributes';
-import type { MetricKind } from './legacyValues';
+import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE, VARIANTS, type Variant } from '../attributes';
+import type { MetricKind } from '../snapshot/legacyValues';
 import type { ResolvedReaderOptions } from './options';
 import { HistogramSeries, NameTotals, Series, SpiralSeries, ValueSeries } from './series';
 

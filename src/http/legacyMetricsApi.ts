@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { VARIANTS, type Variant } from './attributes';
+import { VARIANTS, type Variant } from '../attributes';
 import { negotiate, type LegacyFormat } from './contentNegotiation';
-import { InvalidOptionError } from './errors';
-import { jsonSerializer } from './jsonSerializer';
-import { LegacyMetricsReader } from './LegacyMetricsReader';
-import type { LegacySerializer } from './serializer';
-import type { LegacyResponse, Snapshot } from './Snapshot';
-import { xmlSerializer } from './xmlSerializer';
+import { InvalidOptionError } from '../errors';
+import { jsonSerializer } from '../snapshot/jsonSerializer';
+import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacySerializer } from '../snapshot/serializer';
+import type { LegacyResponse, Snapshot } from '../snapshot/Snapshot';
+import { xmlSerializer } from '../snapshot/xmlSerializer';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions {

@@ -1,4 +1,4 @@
-import { negotiate, parseAccept } from '../src/contentNegotiation';
+import { negotiate, parseAccept } from '../../src/http/contentNegotiation';
 
 describe('negotiate', () => {
   it.each([

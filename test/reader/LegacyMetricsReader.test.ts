@@ -1,8 +1,8 @@
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { AggregationTemporality, InstrumentType, MeterProvider } from '@opentelemetry/sdk-metrics';
-import { LegacyMetricsReader } from '../src';
-import { createRig, read, type Rig } from './helpers';
+import { LegacyMetricsReader } from '../../src';
+import { createRig, read, type Rig } from '../helpers';
 
 let rig: Rig;
 afterEach(async () => {

@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { MetricStore } from './MetricStore';
 import { resolveReaderOptions, type LegacyMetricsReaderOptions, type ResolvedReaderOptions } from './options';
-import { Snapshot } from './Snapshot';
+import { Snapshot } from '../snapshot/Snapshot';
 
 /**
  * An OpenTelemetry MetricReader that keeps the legacy metric semantics (spirals with a windowed

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Variant } from './attributes';
-import { jsonSerializer } from './jsonSerializer';
+import type { Variant } from '../attributes';
+import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { legacyMetricsApi } from './legacyMetricsApi';
-import type { LegacyMetricsReader } from './LegacyMetricsReader';
+import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 
 /** One mount of the legacy API on an app: where and how it is served. */
 export interface LegacyMount {

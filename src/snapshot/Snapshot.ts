@@ -1,8 +1,8 @@
-import type { Variant } from './attributes';
+import type { Variant } from '../attributes';
 import { zeroValue, type LegacyValue } from './legacyValues';
-import type { Group, MetricStore, VariantIndex } from './MetricStore';
+import type { Group, MetricStore, VariantIndex } from '../reader/MetricStore';
 import type { LegacySerializer, MetricEntries } from './serializer';
-import { combinedValue } from './series';
+import { combinedValue } from '../reader/series';
 
 /** A response of the legacy API: status and a body in the negotiated format. */
 export interface LegacyResponse {

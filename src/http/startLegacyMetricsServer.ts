@@ -1,10 +1,10 @@
 import { diag } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { isIP } from 'node:net';
-import type { Variant } from './attributes';
-import { InvalidOptionError, ListenError } from './errors';
+import type { Variant } from '../attributes';
+import { InvalidOptionError, ListenError } from '../errors';
 import { createLegacyMetricsApp } from './legacyMetricsApp';
-import type { LegacyMetricsReader } from './LegacyMetricsReader';
+import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 
 /** Options of {@link startLegacyMetricsServer}. */
 export interface LegacyMetricsServerOptions {

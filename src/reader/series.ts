@@ -8,7 +8,7 @@ import {
   SPIRAL_FIELDS,
   type LegacyValue,
   type MetricKind,
-} from './legacyValues';
+} from '../snapshot/legacyValues';
 import { emptyAggregate, mergeInto, quantiles, WindowedHistogram, type HistogramAggregate } from './WindowedHistogram';
 
 /**

@@ -1,6 +1,6 @@
 import { MeterProvider, type ExponentialHistogram } from '@opentelemetry/sdk-metrics';
-import { emptyAggregate, mergeInto, quantiles, WindowedHistogram, type HistogramAggregate } from '../src/WindowedHistogram';
-import { LegacyMetricsReader } from '../src';
+import { emptyAggregate, mergeInto, quantiles, WindowedHistogram, type HistogramAggregate } from '../../src/reader/WindowedHistogram';
+import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */
 async function sdkPoints(batches: number[][], maxSize = 1024) {

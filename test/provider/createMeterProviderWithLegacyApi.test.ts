@@ -3,13 +3,13 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:net';
-import { InvalidOptionError, ListenError } from '../src';
+import { InvalidOptionError, ListenError } from '../../src';
 import {
   createMeterProviderWithLegacyApi,
   DEFAULT_METER_PROVIDER_OPTIONS,
   type MeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApiOptions,
-} from '../src/createMeterProviderWithLegacyApi';
+} from '../../src/provider/createMeterProviderWithLegacyApi';
 
 const ENV_KEYS = [
   'OTEL_EXPORTER_OTLP_ENDPOINT',

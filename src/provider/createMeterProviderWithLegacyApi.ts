@@ -11,11 +11,11 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { InvalidOptionError, ListenError } from './errors';
-import { jsonSerializer } from './jsonSerializer';
-import { LegacyMetricsReader } from './LegacyMetricsReader';
-import type { LegacyMetricsReaderOptions } from './options';
-import { baseUrl, isLoopbackAddress } from './startLegacyMetricsServer';
+import { InvalidOptionError, ListenError } from '../errors';
+import { jsonSerializer } from '../snapshot/jsonSerializer';
+import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacyMetricsReaderOptions } from '../reader/options';
+import { baseUrl, isLoopbackAddress } from '../http/startLegacyMetricsServer';
 
 /**
  * Where the Prometheus exporter is scraped: a listener of its own (`host`, `port`, `endpoint`),

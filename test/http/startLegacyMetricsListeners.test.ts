@@ -10,11 +10,11 @@ import {
   startLegacyMetricsListeners,
   type LegacyMetricsListeners,
   type ListenerConfig,
-} from '../src';
-import { createRig, type Rig } from './helpers';
+} from '../../src';
+import { createRig, type Rig } from '../helpers';
 
-const EXAMPLES = resolve(__dirname, '..', 'examples');
-const FIXTURES = resolve(__dirname, 'config', 'fixtures');
+const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
+const FIXTURES = resolve(__dirname, '..', 'config', 'fixtures');
 
 interface Exchange {
   status: number;

@@ -1,6 +1,6 @@
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
-import { createApp, createRig, type Rig } from './helpers';
+import { createApp, createRig, type Rig } from '../helpers';
 
 /**
  * Messaging servers with dynamic domains run thousands of host types, each a distinct attribute

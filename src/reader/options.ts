@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import { InvalidOptionError } from './errors';
+import { InvalidOptionError } from '../errors';
 
 /**
  * Renames a series for the legacy API, or drops it by returning `undefined`.

@@ -21,12 +21,20 @@ interface IpcReply {
 /** The parent's side: call a command of the child and await its result. */
 export class ChildChannel {
   private _nextId = 1;
-  private readonly _pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly _pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
   private readonly _events: Array<Record<string, unknown>> = [];
-  private readonly _eventWaiters: Array<{ event: string; resolve: (message: Record<string, unknown>) => void }> = [];
+  private readonly _eventWaiters: Array<{
+    event: string;
+    resolve: (message: Record<string, unknown>) => void;
+  }> = [];
 
   constructor(readonly child: ChildProcess) {
-    child.on('message', (message: unknown) => this._onMessage(message as Record<string, unknown>));
+    child.on('message', (message: unknown) =>
+      this._onMessage(message as Record<string, unknown>)
+    );
     child.on('exit', (code, signal) => {
       const error = new Error(`child exited (code ${code}, signal ${signal})`);
       for (const { reject } of this._pending.values()) reject(error);
@@ -37,21 +45,35 @@ export class ChildChannel {
   call<T>(command: string, args: Record<string, unknown> = {}): Promise<T> {
     const id = this._nextId++;
     return new Promise<T>((resolve, reject) => {
-      this._pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this._pending.set(id, {
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       this.child.send({ ...args, id, command });
     });
   }
 
   /** Resolves with the first message carrying `event` (also one that arrived before the call). */
-  nextEvent(event: string, timeoutMs: number): Promise<Record<string, unknown>> {
-    const index = this._events.findIndex((message) => message['event'] === event);
+  nextEvent(
+    event: string,
+    timeoutMs: number
+  ): Promise<Record<string, unknown>> {
+    const index = this._events.findIndex(message => message['event'] === event);
     if (index >= 0) return Promise.resolve(this._events.splice(index, 1)[0]!);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${event} from the child within ${timeoutMs} ms`)), timeoutMs);
-      this.child.once('exit', (code) => reject(new Error(`child exited (code ${code}) before ${event}`)));
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`no ${event} from the child within ${timeoutMs} ms`)
+          ),
+        timeoutMs
+      );
+      this.child.once('exit', code =>
+        reject(new Error(`child exited (code ${code}) before ${event}`))
+      );
       this._eventWaiters.push({
         event,
-        resolve: (message) => {
+        resolve: message => {
           clearTimeout(timer);
           resolve(message);
         },
@@ -61,7 +83,9 @@ export class ChildChannel {
 
   private _onMessage(message: Record<string, unknown>): void {
     if (typeof message['event'] === 'string') {
-      const index = this._eventWaiters.findIndex((waiter) => waiter.event === message['event']);
+      const index = this._eventWaiters.findIndex(
+        waiter => waiter.event === message['event']
+      );
       if (index >= 0) this._eventWaiters.splice(index, 1)[0]!.resolve(message);
       else this._events.push(message);
       return;
@@ -76,24 +100,34 @@ export class ChildChannel {
 }
 
 /** The child's side: answer the parent's commands with `handlers`. */
-export function serveCommands(handlers: Record<string, (request: IpcRequest) => unknown>): void {
+export function serveCommands(
+  handlers: Record<string, (request: IpcRequest) => unknown>
+): void {
   process.on('message', (message: unknown) => {
     const request = message as IpcRequest;
     const handler = handlers[request.command];
     Promise.resolve()
       .then(() => {
-        if (handler === undefined) throw new Error(`unknown command ${request.command}`);
+        if (handler === undefined)
+          throw new Error(`unknown command ${request.command}`);
         return handler(request);
       })
       .then(
-        (result) => process.send!({ id: request.id, result }),
-        (error: unknown) => process.send!({ id: request.id, error: String((error as Error)?.stack ?? error) }),
+        result => process.send!({ id: request.id, result }),
+        (error: unknown) =>
+          process.send!({
+            id: request.id,
+            error: String((error as Error)?.stack ?? error),
+          })
       );
   });
 }
 
 /** Sends an unsolicited message to the parent. */
-export function emit(event: string, payload: Record<string, unknown> = {}): void {
+export function emit(
+  event: string,
+  payload: Record<string, unknown> = {}
+): void {
   process.send!({ ...payload, event });
 }
 

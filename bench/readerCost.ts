@@ -9,7 +9,13 @@ import {
 import { DEFAULT_READER_OPTIONS, LegacyMetricsReader } from '../src';
 import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 import { argument, emit } from './ipc';
-import { hostTypeNames, isScaleName, sampleOf, SCALES, Workload } from './workload';
+import {
+  hostTypeNames,
+  isScaleName,
+  sampleOf,
+  SCALES,
+  Workload,
+} from './workload';
 
 /**
  * Measures, in a process of its own (run with --expose-gc), what the reader costs at one scale:
@@ -35,7 +41,10 @@ class BaselineReader extends MetricReader {
     };
     super({
       aggregationTemporalitySelector: () => AggregationTemporality.DELTA,
-      aggregationSelector: (type) => (type === InstrumentType.HISTOGRAM ? histogram : { type: AggregationType.DEFAULT }),
+      aggregationSelector: type =>
+        type === InstrumentType.HISTOGRAM
+          ? histogram
+          : { type: AggregationType.DEFAULT },
       cardinalitySelector: () => DEFAULT_READER_OPTIONS.cardinalityLimit,
     });
   }
@@ -47,10 +56,21 @@ class BaselineReader extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
 }
 
-function summary(values: number[]): { mean: number; median: number; p90: number; max: number } {
+function summary(values: number[]): {
+  mean: number;
+  median: number;
+  p90: number;
+  max: number;
+} {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { mean: values.reduce((a, b) => a + b, 0) / values.length, median: at(0.5), p90: at(0.9), max: sorted[sorted.length - 1]! };
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return {
+    mean: values.reduce((a, b) => a + b, 0) / values.length,
+    median: at(0.5),
+    p90: at(0.9),
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 async function collectGarbage(): Promise<void> {
@@ -58,7 +78,7 @@ async function collectGarbage(): Promise<void> {
   if (gc === undefined) throw new Error('run with --expose-gc');
   for (let i = 0; i < 4; i++) {
     gc();
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise(resolve => setImmediate(resolve));
   }
 }
 
@@ -68,12 +88,18 @@ async function main(): Promise<void> {
   const scale = SCALES[scaleName];
   const kind = argument('reader') ?? 'legacy';
   const measuredTicks = Number(argument('ticks') ?? 60);
-  const histogramMaxBuckets = Number(argument('histogram-buckets') ?? DEFAULT_READER_OPTIONS.histogramMaxBuckets);
+  const histogramMaxBuckets = Number(
+    argument('histogram-buckets') ?? DEFAULT_READER_OPTIONS.histogramMaxBuckets
+  );
 
   const clock = { now: 1_700_000_000_000 };
   const legacy =
     kind === 'legacy'
-      ? new LegacyMetricsReader({ hostTypes: hostTypeNames(scale), histogramMaxBuckets, now: () => clock.now })
+      ? new LegacyMetricsReader({
+          hostTypes: hostTypeNames(scale),
+          histogramMaxBuckets,
+          now: () => clock.now,
+        })
       : undefined;
   const reader = legacy ?? new BaselineReader(histogramMaxBuckets);
   const provider = new MeterProvider({ readers: [reader] });
@@ -81,7 +107,7 @@ async function main(): Promise<void> {
 
   const timeTick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
     // Yield first, so that no other work lands inside the measurement.
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise(resolve => setImmediate(resolve));
     const cpu = process.cpuUsage();
     const wall = performance.now();
     await reader.forceFlush();
@@ -111,12 +137,27 @@ async function main(): Promise<void> {
   if (legacy !== undefined) {
     // Hold what a polled snapshot holds: the bodies of the benchmarked endpoints.
     const { hostType, metric } = sampleOf(scale);
-    for (const path of [[], ['all'], ['host_type', hostType], ['host_type', hostType, metric], ['global']]) {
-      const response = legacy.snapshot.respond('host_type', ['metrics', ...path], jsonSerializer);
-      if (response.status !== 200) throw new Error(`/metrics/${path.join('/')} answered ${response.status}`);
+    for (const path of [
+      [],
+      ['all'],
+      ['host_type', hostType],
+      ['host_type', hostType, metric],
+      ['global'],
+    ]) {
+      const response = legacy.snapshot.respond(
+        'host_type',
+        ['metrics', ...path],
+        jsonSerializer
+      );
+      if (response.status !== 200)
+        throw new Error(
+          `/metrics/${path.join('/')} answered ${response.status}`
+        );
     }
     if (legacy.seriesCount !== workload.seriesCount) {
-      throw new Error(`the reader holds ${legacy.seriesCount} series, expected ${workload.seriesCount}`);
+      throw new Error(
+        `the reader holds ${legacy.seriesCount} series, expected ${workload.seriesCount}`
+      );
     }
   }
   await collectGarbage();

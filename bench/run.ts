@@ -6,7 +6,14 @@ import { DEFAULT_READER_OPTIONS } from '../src';
 import { ChildChannel } from './ipc';
 import { CEILING_ROUTES } from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
-import { isScaleName, sampleOf, SCALES, UPDATE_FRACTION, type Scale, type ScaleName } from './workload';
+import {
+  isScaleName,
+  sampleOf,
+  SCALES,
+  UPDATE_FRACTION,
+  type Scale,
+  type ScaleName,
+} from './workload';
 
 /**
  * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160]`
@@ -42,14 +49,19 @@ function parseOptions(argv: readonly string[]): Options {
     const value = argv[i + 1];
     const number = (): number => {
       const n = Number(value);
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} needs a positive number (got ${value})`);
+      if (!Number.isFinite(n) || n <= 0)
+        throw new Error(`${name} needs a positive number (got ${value})`);
       i++;
       return n;
     };
     switch (name) {
       case '--scale': {
-        const scales = (value ?? '').split(',').map((s) => s.trim().toUpperCase());
-        for (const scale of scales) if (!isScaleName(scale)) throw new Error(`--scale: unknown scale ${scale} (S, M, L, XL)`);
+        const scales = (value ?? '')
+          .split(',')
+          .map(s => s.trim().toUpperCase());
+        for (const scale of scales)
+          if (!isScaleName(scale))
+            throw new Error(`--scale: unknown scale ${scale} (S, M, L, XL)`);
         options.scales = scales as ScaleName[];
         i++;
         break;
@@ -68,7 +80,7 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N)`,
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N)`
         );
     }
   }
@@ -77,8 +89,9 @@ function parseOptions(argv: readonly string[]): Options {
 
 const HERE = __dirname;
 const ACCEPT = { accept: 'application/json' };
-const log = (message: string): void => void process.stderr.write(`${message}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (message: string): void =>
+  void process.stderr.write(`${message}\n`);
+const sleep = (ms: number) => new Promise(done => setTimeout(done, ms));
 
 /** Each ceiling and legacy case runs this many times, alternating, for `seconds / ROUNDS` each. */
 const ROUNDS = 2;
@@ -127,35 +140,61 @@ function childScript(name: string): string {
 
 async function waitExit(child: ChildProcess, ms: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(ms)]);
+  await Promise.race([
+    new Promise(done => child.once('exit', done)),
+    sleep(ms),
+  ]);
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await new Promise(done => child.once('exit', done));
   }
 }
 
 function bucketArguments(options: Options): string[] {
-  return options.histogramBuckets === undefined ? [] : ['--histogram-buckets', String(options.histogramBuckets)];
+  return options.histogramBuckets === undefined
+    ? []
+    : ['--histogram-buckets', String(options.histogramBuckets)];
 }
 
-async function measureReaderCost(scale: Scale, reader: 'legacy' | 'baseline', options: Options): Promise<CostResult> {
-  const child = fork(childScript('readerCost'), ['--scale', scale.name, '--reader', reader, ...bucketArguments(options)], {
-    execArgv: ['--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+async function measureReaderCost(
+  scale: Scale,
+  reader: 'legacy' | 'baseline',
+  options: Options
+): Promise<CostResult> {
+  const child = fork(
+    childScript('readerCost'),
+    ['--scale', scale.name, '--reader', reader, ...bucketArguments(options)],
+    {
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }
+  );
   const channel = new ChildChannel(child);
   try {
-    return (await channel.nextEvent('result', 600_000)) as unknown as CostResult;
+    return (await channel.nextEvent(
+      'result',
+      600_000
+    )) as unknown as CostResult;
   } finally {
     await waitExit(child, 10_000);
   }
 }
 
-async function get(url: string, timeoutMs = 120_000): Promise<{ status: number; bytes: number; ms: number }> {
+async function get(
+  url: string,
+  timeoutMs = 120_000
+): Promise<{ status: number; bytes: number; ms: number }> {
   const start = performance.now();
-  const response = await fetch(url, { headers: ACCEPT, signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(url, {
+    headers: ACCEPT,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const body = Buffer.from(await response.arrayBuffer());
-  return { status: response.status, bytes: body.length, ms: performance.now() - start };
+  return {
+    status: response.status,
+    bytes: body.length,
+    ms: performance.now() - start,
+  };
 }
 
 async function pollUntilOk(url: string, limitMs: number): Promise<void> {
@@ -166,7 +205,8 @@ async function pollUntilOk(url: string, limitMs: number): Promise<void> {
     } catch {
       // Not listening yet.
     }
-    if (performance.now() > deadline) throw new Error(`${url} did not answer 200 within ${limitMs} ms`);
+    if (performance.now() > deadline)
+      throw new Error(`${url} did not answer 200 within ${limitMs} ms`);
     await sleep(5);
   }
 }
@@ -187,29 +227,43 @@ interface Measured {
 }
 
 /** Rounds of one case as one: requests over the total time, the median's mean and the worst p99. */
-function combine(rounds: readonly Measured[]): Pick<CaseRow, 'load' | 'serverCpuPercent' | 'loopDelayMaxMs' | 'ticks'> {
-  const sum = (f: (m: Measured) => number) => rounds.reduce((total, m) => total + f(m), 0);
-  const requests = sum((m) => m.load.requests);
-  const seconds = sum((m) => m.load.seconds);
-  const p50s = rounds.map((m) => m.load.p50Ms).filter((p): p is number => p !== undefined);
-  const p99s = rounds.map((m) => m.load.p99Ms).filter((p): p is number => p !== undefined);
+function combine(
+  rounds: readonly Measured[]
+): Pick<CaseRow, 'load' | 'serverCpuPercent' | 'loopDelayMaxMs' | 'ticks'> {
+  const sum = (f: (m: Measured) => number) =>
+    rounds.reduce((total, m) => total + f(m), 0);
+  const requests = sum(m => m.load.requests);
+  const seconds = sum(m => m.load.seconds);
+  const p50s = rounds
+    .map(m => m.load.p50Ms)
+    .filter((p): p is number => p !== undefined);
+  const p99s = rounds
+    .map(m => m.load.p99Ms)
+    .filter((p): p is number => p !== undefined);
   return {
     load: {
       requests,
       seconds,
       requestsPerSecond: requests / seconds,
-      p50Ms: p50s.length === 0 ? undefined : p50s.reduce((a, b) => a + b, 0) / p50s.length,
+      p50Ms:
+        p50s.length === 0
+          ? undefined
+          : p50s.reduce((a, b) => a + b, 0) / p50s.length,
       p99Ms: p99s.length === 0 ? undefined : Math.max(...p99s),
-      bytes: sum((m) => m.load.bytes),
-      errors: sum((m) => m.load.errors),
+      bytes: sum(m => m.load.bytes),
+      errors: sum(m => m.load.errors),
     },
-    serverCpuPercent: (100 * sum((m) => m.usage.cpuMs)) / sum((m) => m.usage.wallMs),
-    loopDelayMaxMs: Math.max(...rounds.map((m) => m.usage.loopDelayMaxMs)),
-    ticks: sum((m) => m.usage.ticks),
+    serverCpuPercent:
+      (100 * sum(m => m.usage.cpuMs)) / sum(m => m.usage.wallMs),
+    loopDelayMaxMs: Math.max(...rounds.map(m => m.usage.loopDelayMaxMs)),
+    ticks: sum(m => m.usage.ticks),
   };
 }
 
-async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseRow[]; summary: ScaleSummary }> {
+async function benchScale(
+  scale: Scale,
+  options: Options
+): Promise<{ rows: CaseRow[]; summary: ScaleSummary }> {
   log(`[${scale.name}] reader cost: legacy reader`);
   const legacy = await measureReaderCost(scale, 'legacy', options);
   log(`[${scale.name}] reader cost: baseline reader`);
@@ -217,9 +271,13 @@ async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseR
 
   log(`[${scale.name}] starting the server`);
   const spawnedAt = performance.now();
-  const child = fork(childScript('server'), ['--scale', scale.name, ...bucketArguments(options)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    childScript('server'),
+    ['--scale', scale.name, ...bucketArguments(options)],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }
+  );
   const channel = new ChildChannel(child);
   const rows: CaseRow[] = [];
   try {
@@ -228,7 +286,10 @@ async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseR
     const { hostType, metric } = sampleOf(scale);
     await pollUntilOk(`${base}/api/metrics`, 60_000);
     const firstResponseMs = performance.now() - spawnedAt;
-    await pollUntilOk(`${base}/api/metrics/host_type/${hostType}/${metric}`, 60_000);
+    await pollUntilOk(
+      `${base}/api/metrics/host_type/${hostType}/${metric}`,
+      60_000
+    );
     const firstDataMs = performance.now() - spawnedAt;
 
     // A few ticks with updates and no load, then the server's CPU while idle: updates plus ticks.
@@ -236,7 +297,8 @@ async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseR
     await channel.call('window');
     await sleep(5_000);
     const idle = await channel.call<Usage>('usage');
-    const liveTickCpuMs = idle.ticks > 0 ? (idle.cpuMs - idle.updaterCpuMs) / idle.ticks : NaN;
+    const liveTickCpuMs =
+      idle.ticks > 0 ? (idle.cpuMs - idle.updaterCpuMs) / idle.ticks : NaN;
 
     const endpoints = [
       '/api/metrics',
@@ -245,23 +307,38 @@ async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseR
       `/api/metrics/host_type/${hostType}/${metric}`,
       '/api/metrics/global',
     ];
-    if (endpoints.length > CEILING_ROUTES) throw new Error('not enough ceiling routes');
+    if (endpoints.length > CEILING_ROUTES)
+      throw new Error('not enough ceiling routes');
 
     /** Load on `path` for `seconds`, and the server's usage over exactly that time. */
     const round = async (path: string, seconds: number): Promise<Measured> => {
       await channel.call('window');
-      const load = await runWrk({ url: `${base}${path}`, connections: options.connections, seconds, headers: ACCEPT });
+      const load = await runWrk({
+        url: `${base}${path}`,
+        connections: options.connections,
+        seconds,
+        headers: ACCEPT,
+      });
       const usage = await channel.call<Usage>('usage');
       return { load, usage };
     };
     const warmUp = (path: string) =>
-      runWrk({ url: `${base}${path}`, connections: options.connections, seconds: options.warmupSeconds, headers: ACCEPT });
+      runWrk({
+        url: `${base}${path}`,
+        connections: options.connections,
+        seconds: options.warmupSeconds,
+        headers: ACCEPT,
+      });
     const roundSeconds = Math.max(1, Math.round(options.seconds / ROUNDS));
 
     for (const [index, path] of endpoints.entries()) {
       const probe = await get(`${base}${path}`);
-      if (probe.status !== 200) throw new Error(`${path} answered ${probe.status}`);
-      const { bytes } = await channel.call<{ bytes: number }>('ceiling', { index, path });
+      if (probe.status !== 200)
+        throw new Error(`${path} answered ${probe.status}`);
+      const { bytes } = await channel.call<{ bytes: number }>('ceiling', {
+        index,
+        path,
+      });
       const ceilingPath = `/ceiling/${index}`;
       log(`[${scale.name}] ${path} (${bytes} B) and its ceiling`);
       await warmUp(ceilingPath);
@@ -333,8 +410,16 @@ async function benchScale(scale: Scale, options: Options): Promise<{ rows: CaseR
 }
 
 const integer = (n: number): string => Math.round(n).toLocaleString('en-US');
-const ms = (n: number | undefined): string => (n === undefined ? '—' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : integer(n));
-const ratio = (n: number): string => (n >= 100 ? integer(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const ms = (n: number | undefined): string =>
+  n === undefined
+    ? '—'
+    : n < 10
+      ? n.toFixed(2)
+      : n < 100
+        ? n.toFixed(1)
+        : integer(n);
+const ratio = (n: number): string =>
+  n >= 100 ? integer(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 
 function throughputTable(rows: readonly CaseRow[], seconds: number): string {
   const lines = [
@@ -342,28 +427,36 @@ function throughputTable(rows: readonly CaseRow[], seconds: number): string {
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const row of rows) {
-    const prometheus = rows.find((r) => r.scale === row.scale && r.kind === 'prometheus');
+    const prometheus = rows.find(
+      r => r.scale === row.scale && r.kind === 'prometheus'
+    );
     let versusCeiling = '1 (ref)';
     let versusPrometheus = '';
     if (row.kind === 'legacy') {
-      versusCeiling = ratio(row.load.requestsPerSecond / row.ceiling!.requestsPerSecond);
+      versusCeiling = ratio(
+        row.load.requestsPerSecond / row.ceiling!.requestsPerSecond
+      );
       if (prometheus !== undefined) {
         versusPrometheus =
           prometheus.load.requests === 0
             ? `> ${integer(row.load.requestsPerSecond * seconds)}`
-            : ratio(row.load.requestsPerSecond / prometheus.load.requestsPerSecond);
+            : ratio(
+                row.load.requestsPerSecond / prometheus.load.requestsPerSecond
+              );
       }
     } else if (row.kind === 'prometheus') {
       versusCeiling = '—';
       versusPrometheus = '1 (ref)';
     }
     const requestsPerSecond =
-      row.load.requestsPerSecond >= 100 ? integer(row.load.requestsPerSecond) : row.load.requestsPerSecond.toFixed(2);
+      row.load.requestsPerSecond >= 100
+        ? integer(row.load.requestsPerSecond)
+        : row.load.requestsPerSecond.toFixed(2);
     const errors = row.load.errors > 0 ? ` (${row.load.errors} errors)` : '';
     lines.push(
       `| ${row.scale} | ${row.name}${errors} | ${requestsPerSecond} | ${ms(row.load.p50Ms)} | ${ms(row.load.p99Ms)} | ` +
         `${integer(row.bodyBytes)} | ${versusCeiling} | ${versusPrometheus} | ${Math.round(row.serverCpuPercent)}% | ` +
-        `${ms(row.loopDelayMaxMs)} |`,
+        `${ms(row.loopDelayMaxMs)} |`
     );
   }
   return lines.join('\n');
@@ -381,35 +474,62 @@ function costTable(summaries: readonly ScaleSummary[]): string {
         `${ms(s.baseline.tickCpuMs.mean)} | ${ms(tick - s.baseline.tickCpuMs.mean)} | ` +
         `${ms(s.legacy.tickWallMs.p90)} | ${ms(s.legacy.firstTick.wallMs)} | ` +
         `${ms(s.liveTickCpuMs)} | ${((s.heapPerSeries * s.series) / 1e6).toFixed(1)} | ${integer(s.heapPerSeries)} | ` +
-        `${integer(s.firstResponseMs)} | ${integer(s.firstDataMs)} |`,
+        `${integer(s.firstResponseMs)} | ${integer(s.firstDataMs)} |`
     );
   }
   return lines.join('\n');
 }
 
-function targets(rows: readonly CaseRow[], summaries: readonly ScaleSummary[]): string[] {
+function targets(
+  rows: readonly CaseRow[],
+  summaries: readonly ScaleSummary[]
+): string[] {
   const out: string[] = [];
-  const check = (ok: boolean, text: string) => out.push(`${ok ? 'met   ' : 'MISSED'}  ${text}`);
-  for (const row of rows.filter((r) => r.kind === 'legacy')) {
+  const check = (ok: boolean, text: string) =>
+    out.push(`${ok ? 'met   ' : 'MISSED'}  ${text}`);
+  for (const row of rows.filter(r => r.kind === 'legacy')) {
     const need = row.scale === 'XL' ? 0.6 : 0.8;
     const r = row.load.requestsPerSecond / row.ceiling!.requestsPerSecond;
-    check(r >= need, `${row.scale} ${row.name}: ${r.toFixed(2)}× ceiling (target ≥ ${need})`);
-    if (row.scale === 'L') check((row.load.p99Ms ?? Infinity) < 5, `L ${row.name}: p99 ${ms(row.load.p99Ms)} ms (target < 5)`);
+    check(
+      r >= need,
+      `${row.scale} ${row.name}: ${r.toFixed(2)}× ceiling (target ≥ ${need})`
+    );
+    if (row.scale === 'L')
+      check(
+        (row.load.p99Ms ?? Infinity) < 5,
+        `L ${row.name}: p99 ${ms(row.load.p99Ms)} ms (target < 5)`
+      );
   }
-  const perHostType = rows.find((r) => r.scale === 'L' && r.kind === 'legacy' && r.name === '/api/metrics/host_type/<one>');
-  const prometheus = rows.find((r) => r.scale === 'L' && r.kind === 'prometheus');
+  const perHostType = rows.find(
+    r =>
+      r.scale === 'L' &&
+      r.kind === 'legacy' &&
+      r.name === '/api/metrics/host_type/<one>'
+  );
+  const prometheus = rows.find(r => r.scale === 'L' && r.kind === 'prometheus');
   if (perHostType !== undefined && prometheus !== undefined) {
-    const r = perHostType.load.requestsPerSecond / Math.max(prometheus.load.requestsPerSecond, 1e-9);
-    check(r >= 100, `L /host_type/<one> vs Prometheus: ${ratio(r)}× (target ≥ 100)`);
+    const r =
+      perHostType.load.requestsPerSecond /
+      Math.max(prometheus.load.requestsPerSecond, 1e-9);
+    check(
+      r >= 100,
+      `L /host_type/<one> vs Prometheus: ${ratio(r)}× (target ≥ 100)`
+    );
   }
   for (const s of summaries) {
     if (s.scale === 'L') {
       const percent = s.legacy.tickCpuMs.mean / 10;
-      check(percent <= 2, `L tick: ${ms(s.legacy.tickCpuMs.mean)} ms per 1 s slot = ${percent.toFixed(2)}% of one core (target ≤ 2%)`);
+      check(
+        percent <= 2,
+        `L tick: ${ms(s.legacy.tickCpuMs.mean)} ms per 1 s slot = ${percent.toFixed(2)}% of one core (target ≤ 2%)`
+      );
     }
     // At S the reader's fixed cost (code, empty maps, bodies) outweighs its 110 series.
     if (s.series >= 10_000) {
-      check(s.heapPerSeries <= 1024, `${s.scale} heap: ${integer(s.heapPerSeries)} B per series beyond the SDK (target ≤ 1024)`);
+      check(
+        s.heapPerSeries <= 1024,
+        `${s.scale} heap: ${integer(s.heapPerSeries)} B per series beyond the SDK (target ≤ 1024)`
+      );
     }
   }
   return out;
@@ -432,7 +552,7 @@ async function main(): Promise<void> {
   const out = [
     `Machine: ${machine}. wrk: 1 thread, ${options.connections} connections, ${options.seconds} s per case ` +
       `(each legacy endpoint and its ceiling alternate in ${ROUNDS} rounds, after ${options.warmupSeconds} s of warm-up each; ` +
-      `p99 is the worse round's, corrected by wrk for coordinated omission); ` +
+      "p99 is the worse round's, corrected by wrk for coordinated omission); " +
       `${UPDATE_FRACTION * 100}% of series updated every second; ` +
       `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
@@ -446,7 +566,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${out}\n`);
   const dir = resolve(HERE, '../..');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'results.json'), JSON.stringify({ machine, options, rows, summaries }, null, 2));
+  writeFileSync(
+    join(dir, 'results.json'),
+    JSON.stringify({ machine, options, rows, summaries }, null, 2)
+  );
 }
 
 main().catch((error: unknown) => {

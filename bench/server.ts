@@ -4,7 +4,13 @@ import Fastify from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { legacyMetricsApi, LegacyMetricsReader } from '../src';
 import { argument, emit, serveCommands } from './ipc';
-import { hostTypeNames, isScaleName, SCALES, UpdateSchedule, Workload } from './workload';
+import {
+  hostTypeNames,
+  isScaleName,
+  SCALES,
+  UpdateSchedule,
+  Workload,
+} from './workload';
 
 /**
  * The server under test, run as a child of `run.ts`: one fastify app serving, from one
@@ -28,7 +34,9 @@ async function main(): Promise<void> {
   const histogramMaxBuckets = argument('histogram-buckets');
   const reader = new LegacyMetricsReader({
     hostTypes: hostTypeNames(scale),
-    ...(histogramMaxBuckets === undefined ? {} : { histogramMaxBuckets: Number(histogramMaxBuckets) }),
+    ...(histogramMaxBuckets === undefined
+      ? {}
+      : { histogramMaxBuckets: Number(histogramMaxBuckets) }),
   });
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const provider = new MeterProvider({ readers: [reader, prometheus] });
@@ -41,7 +49,9 @@ async function main(): Promise<void> {
     reply.hijack();
     prometheus.getMetricsRequestHandler(request.raw, reply.raw);
   });
-  const ceilings: Buffer[] = Array.from({ length: CEILING_ROUTES }, () => Buffer.from('{}'));
+  const ceilings: Buffer[] = Array.from({ length: CEILING_ROUTES }, () =>
+    Buffer.from('{}')
+  );
   for (let i = 0; i < CEILING_ROUTES; i++) {
     app.get(`/ceiling/${i}`, (_request, reply) => {
       void reply.header('content-type', 'application/json').send(ceilings[i]);
@@ -61,12 +71,24 @@ async function main(): Promise<void> {
   // the length that matter here (a tick) are still seen whole.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  let windowStart = { cpu: process.cpuUsage(), wall: performance.now(), updater: 0, generation: 0 };
+  let windowStart = {
+    cpu: process.cpuUsage(),
+    wall: performance.now(),
+    updater: 0,
+    generation: 0,
+  };
   serveCommands({
     /** Copies the current legacy body at `path` into ceiling route `index`. */
     async ceiling(request) {
-      const response = await app.inject({ method: 'GET', url: String(request['path']), headers: { accept: 'application/json' } });
-      if (response.statusCode !== 200) throw new Error(`${String(request['path'])} answered ${response.statusCode}`);
+      const response = await app.inject({
+        method: 'GET',
+        url: String(request['path']),
+        headers: { accept: 'application/json' },
+      });
+      if (response.statusCode !== 200)
+        throw new Error(
+          `${String(request['path'])} answered ${response.statusCode}`
+        );
       ceilings[Number(request['index'])] = Buffer.from(response.rawPayload);
       return { bytes: response.rawPayload.length };
     },
@@ -98,7 +120,9 @@ async function main(): Promise<void> {
 
   const stop = (): void => {
     clearInterval(updater);
-    void Promise.allSettled([app.close(), provider.shutdown()]).then(() => process.exit(0));
+    void Promise.allSettled([app.close(), provider.shutdown()]).then(() =>
+      process.exit(0)
+    );
   };
   process.on('SIGTERM', stop);
   process.on('disconnect', stop);

@@ -1,4 +1,12 @@
-import { ValueType, type Attributes, type Counter, type Gauge, type Histogram, type Meter, type UpDownCounter } from '@opentelemetry/api';
+import {
+  ValueType,
+  type Attributes,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type Meter,
+  type UpDownCounter,
+} from '@opentelemetry/api';
 import { HOST_TYPE_ATTRIBUTE } from '../src';
 
 /**
@@ -33,8 +41,19 @@ export const UPDATE_FRACTION = 0.1;
 
 type Kind = 'spiral' | 'counter' | 'gauge' | 'histogram';
 /** Two spirals for every counter, gauge and histogram: a messaging server counts more than it samples. */
-const KIND_CYCLE: readonly Kind[] = ['spiral', 'spiral', 'counter', 'gauge', 'histogram'];
-const KIND_WORD: Record<Kind, string> = { spiral: 'Spiral', counter: 'Counter', gauge: 'Gauge', histogram: 'Histogram' };
+const KIND_CYCLE: readonly Kind[] = [
+  'spiral',
+  'spiral',
+  'counter',
+  'gauge',
+  'histogram',
+];
+const KIND_WORD: Record<Kind, string> = {
+  spiral: 'Spiral',
+  counter: 'Counter',
+  gauge: 'Gauge',
+  histogram: 'Histogram',
+};
 
 export function hostTypeName(index: number): string {
   return `ht-${String(index).padStart(5, '0')}.example.com`;
@@ -55,7 +74,10 @@ export function globalMetricName(index: number): string {
 
 /** A host type and a metric that the benchmark requests individually. */
 export function sampleOf(scale: Scale): { hostType: string; metric: string } {
-  return { hostType: hostTypeName(Math.floor(scale.hostTypes / 2)), metric: metricName(0) };
+  return {
+    hostType: hostTypeName(Math.floor(scale.hostTypes / 2)),
+    metric: metricName(0),
+  };
 }
 
 type Instrument =
@@ -67,11 +89,22 @@ type Instrument =
 function createInstrument(meter: Meter, name: string, kind: Kind): Instrument {
   switch (kind) {
     case 'spiral':
-      return { kind, instrument: meter.createCounter(name, { valueType: ValueType.INT }) };
+      return {
+        kind,
+        instrument: meter.createCounter(name, { valueType: ValueType.INT }),
+      };
     case 'counter':
-      return { kind, instrument: meter.createUpDownCounter(name, { valueType: ValueType.INT }) };
+      return {
+        kind,
+        instrument: meter.createUpDownCounter(name, {
+          valueType: ValueType.INT,
+        }),
+      };
     case 'gauge':
-      return { kind, instrument: meter.createGauge(name, { valueType: ValueType.INT }) };
+      return {
+        kind,
+        instrument: meter.createGauge(name, { valueType: ValueType.INT }),
+      };
     case 'histogram':
       return { kind, instrument: meter.createHistogram(name, { unit: 'ms' }) };
   }
@@ -98,15 +131,21 @@ export class Workload {
 
   constructor(
     meter: Meter,
-    readonly scale: Scale,
+    readonly scale: Scale
   ) {
     this.hostTypes = hostTypeNames(scale);
-    this._attributes = this.hostTypes.map((name) => Object.freeze({ [HOST_TYPE_ATTRIBUTE]: name }));
+    this._attributes = this.hostTypes.map(name =>
+      Object.freeze({ [HOST_TYPE_ATTRIBUTE]: name })
+    );
     this._perHostType = Array.from({ length: scale.metrics }, (_, i) =>
-      createInstrument(meter, metricName(i), KIND_CYCLE[i % KIND_CYCLE.length]!),
+      createInstrument(meter, metricName(i), KIND_CYCLE[i % KIND_CYCLE.length]!)
     );
     this._global = Array.from({ length: GLOBAL_METRICS }, (_, i) =>
-      createInstrument(meter, globalMetricName(i), KIND_CYCLE[i % KIND_CYCLE.length]!),
+      createInstrument(
+        meter,
+        globalMetricName(i),
+        KIND_CYCLE[i % KIND_CYCLE.length]!
+      )
     );
     this.seriesCount = scale.hostTypes * scale.metrics + GLOBAL_METRICS;
     // Visiting series in steps of a stride coprime with their count touches each once per round,
@@ -167,7 +206,11 @@ export class Workload {
         break;
       case 'histogram':
         // A few latencies per update, log-uniform between 0.1 ms and 3 s.
-        for (let i = 0; i < 3; i++) target.instrument.record(0.1 * Math.exp(this._next() * 10.3), attributes);
+        for (let i = 0; i < 3; i++)
+          target.instrument.record(
+            0.1 * Math.exp(this._next() * 10.3),
+            attributes
+          );
         break;
     }
   }
@@ -182,7 +225,7 @@ export class UpdateSchedule {
 
   constructor(
     private readonly _workload: Workload,
-    readonly batches: number,
+    readonly batches: number
   ) {}
 
   /** The updates of the next batch. */

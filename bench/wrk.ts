@@ -43,7 +43,8 @@ let scriptPath: string | undefined;
 /** Whether wrk is installed, with a hint when it is not. */
 export function checkWrk(): string | undefined {
   const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
-  if (probe.error !== undefined) return 'wrk is not installed: apt-get install -y wrk';
+  if (probe.error !== undefined)
+    return 'wrk is not installed: apt-get install -y wrk';
   return undefined;
 }
 
@@ -58,7 +59,10 @@ export interface LoadOptions {
 
 export function runWrk(options: LoadOptions): Promise<LoadResult> {
   scriptPath ??= (() => {
-    const path = join(mkdtempSync(join(tmpdir(), 'legacy-bench-')), 'report.lua');
+    const path = join(
+      mkdtempSync(join(tmpdir(), 'legacy-bench-')),
+      'report.lua'
+    );
     writeFileSync(path, REPORT_SCRIPT);
     return path;
   })();
@@ -66,12 +70,13 @@ export function runWrk(options: LoadOptions): Promise<LoadResult> {
     '-t1',
     `-c${options.connections}`,
     `-d${options.seconds}s`,
-    `--timeout`,
+    '--timeout',
     `${options.timeoutSeconds ?? 30}s`,
     '-s',
     scriptPath,
   ];
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    args.push('-H', `${name}: ${value}`);
   args.push(options.url);
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,8 +84,8 @@ export function runWrk(options: LoadOptions): Promise<LoadResult> {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+    child.on('close', code => {
+      const line = out.split('\n').find(l => l.startsWith('RESULT '));
       if (code !== 0 || line === undefined) {
         reject(new Error(`wrk failed (exit ${code}): ${out}`));
         return;

@@ -7,13 +7,25 @@
  * Run it with `npx ts-node examples/messaging-server.ts` or after `npm run build` as
  * `node dist/examples/messaging-server.js`; stop it with Ctrl-C.
  */
-import { createMeterProviderWithLegacyApi, startLegacyMetricsServer } from '../src';
-import { DEMO_HOST_TYPES, startSimulatedMessagingServer } from '../src/demo/simulatedMessagingServer';
+import {
+  createMeterProviderWithLegacyApi,
+  startLegacyMetricsServer,
+} from '../src';
+import {
+  DEMO_HOST_TYPES,
+  startSimulatedMessagingServer,
+} from '../src/demo/simulatedMessagingServer';
 
 async function main(): Promise<void> {
-  const telemetry = await createMeterProviderWithLegacyApi({ legacy: { hostTypes: DEMO_HOST_TYPES } });
-  const legacy = await startLegacyMetricsServer(telemetry.legacyReader, { port: 8088 });
-  const traffic = startSimulatedMessagingServer(telemetry.meterProvider.getMeter('messaging-server'));
+  const telemetry = await createMeterProviderWithLegacyApi({
+    legacy: { hostTypes: DEMO_HOST_TYPES },
+  });
+  const legacy = await startLegacyMetricsServer(telemetry.legacyReader, {
+    port: 8088,
+  });
+  const traffic = startSimulatedMessagingServer(
+    telemetry.meterProvider.getMeter('messaging-server')
+  );
   console.log(`legacy metrics API: ${legacy.url}`);
   console.log(`Prometheus:         ${telemetry.prometheusUrl}`);
   process.once('SIGINT', () => {

@@ -26,7 +26,8 @@ export class LegacyApiError extends Error {
 
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== 'object' || value === null) return false;
-    if ((value as Record<symbol, unknown>)[kLegacyApiError] !== true) return false;
+    if ((value as Record<symbol, unknown>)[kLegacyApiError] !== true)
+      return false;
     // `LegacyApiError` itself matches every branded error; subclasses match their own name.
     return this === LegacyApiError || (value as Error).name === this.name;
   }
@@ -50,7 +51,10 @@ export class ConfigError extends LegacyApiError {
   readonly place: string;
 
   constructor(file: string, place: string, problem: string) {
-    super('LEGACY_CONFIG_INVALID', place === '' ? `${file}: ${problem}` : `${file}: ${place}: ${problem}`);
+    super(
+      'LEGACY_CONFIG_INVALID',
+      place === '' ? `${file}: ${problem}` : `${file}: ${place}: ${problem}`
+    );
     this.file = file;
     this.place = place;
   }

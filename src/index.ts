@@ -1,8 +1,16 @@
 export { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE, VARIANTS } from './attributes';
 export type { Variant } from './attributes';
-export { loadLegacyApiConfig, parseLegacyApiConfig } from './config/loadLegacyApiConfig';
+export {
+  loadLegacyApiConfig,
+  parseLegacyApiConfig,
+} from './config/loadLegacyApiConfig';
 export { CONFIG_DEFAULTS, KNOWN_HANDLERS } from './config/types';
-export type { HandlerGroupConfig, KnownHandler, LegacyApiConfig, ListenerConfig } from './config/types';
+export type {
+  HandlerGroupConfig,
+  KnownHandler,
+  LegacyApiConfig,
+  ListenerConfig,
+} from './config/types';
 export {
   createMeterProviderWithLegacyApi,
   DEFAULT_METER_PROVIDER_OPTIONS,
@@ -14,16 +22,30 @@ export type {
   OtlpProtocol,
   PrometheusEndpointOptions,
 } from './provider/createMeterProviderWithLegacyApi';
-export { ConfigError, InvalidOptionError, LegacyApiError, ListenError } from './errors';
+export {
+  ConfigError,
+  InvalidOptionError,
+  LegacyApiError,
+  ListenError,
+} from './errors';
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
 export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
 export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
 export { DEFAULT_READER_OPTIONS } from './reader/options';
-export type { LegacyMetricsReaderOptions, LegacyNameFunction } from './reader/options';
+export type {
+  LegacyMetricsReaderOptions,
+  LegacyNameFunction,
+} from './reader/options';
 export { Snapshot } from './snapshot/Snapshot';
 export type { LegacyResponse } from './snapshot/Snapshot';
-export { DEFAULT_SERVER_OPTIONS, startLegacyMetricsServer } from './http/startLegacyMetricsServer';
-export type { LegacyMetricsServer, LegacyMetricsServerOptions } from './http/startLegacyMetricsServer';
+export {
+  DEFAULT_SERVER_OPTIONS,
+  startLegacyMetricsServer,
+} from './http/startLegacyMetricsServer';
+export type {
+  LegacyMetricsServer,
+  LegacyMetricsServerOptions,
+} from './http/startLegacyMetricsServer';
 export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
 export type {
   LegacyMetricsListeners,

@@ -1,5 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as api from '../src';
@@ -36,12 +42,24 @@ function consume(fileName: string, source: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'olma-consumer-'));
   try {
     mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(root, join(dir, 'node_modules', 'otel-legacy-metrics-api'), 'dir');
+    symlinkSync(
+      root,
+      join(dir, 'node_modules', 'otel-legacy-metrics-api'),
+      'dir'
+    );
     // The peer dependencies, installed beside the package as a consumer's would be.
-    symlinkSync(join(root, 'node_modules', '@opentelemetry'), join(dir, 'node_modules', '@opentelemetry'), 'dir');
+    symlinkSync(
+      join(root, 'node_modules', '@opentelemetry'),
+      join(dir, 'node_modules', '@opentelemetry'),
+      'dir'
+    );
     writeFileSync(join(dir, fileName), source);
     // The consumer runs on the Node that runs these tests (the project's Node 24).
-    return execFileSync(process.execPath, [join(dir, fileName)], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    return execFileSync(process.execPath, [join(dir, fileName)], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -53,7 +71,10 @@ describe('package exports', () => {
   });
 
   it('should resolve by its own name from CommonJS with the same names', () => {
-    const out = consume('consumer.cjs', "console.log(JSON.stringify(Object.keys(require('otel-legacy-metrics-api')).sort()));");
+    const out = consume(
+      'consumer.cjs',
+      "console.log(JSON.stringify(Object.keys(require('otel-legacy-metrics-api')).sort()));"
+    );
     expect(JSON.parse(out)).toEqual(EXPECTED_EXPORTS);
   });
 
@@ -71,7 +92,7 @@ describe('package exports', () => {
         "const res = reader.snapshot.respond('host_type', ['metrics', 'all', 'c'], { contentType: 'application/json', listing() {}, metrics() {}, metric: (v) => JSON.stringify(v.numbers), error: (c) => c });",
         'await provider.shutdown();',
         'console.log(JSON.stringify({ names: Object.keys(api).filter((k) => k !== "default").sort(), body: res.body.toString() }));',
-      ].join('\n'),
+      ].join('\n')
     );
     const result = JSON.parse(out) as { names: string[]; body: string };
     expect(result.names).toEqual(EXPECTED_EXPORTS);

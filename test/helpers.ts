@@ -1,6 +1,11 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { legacyMetricsApi, LegacyMetricsReader, type LegacyMetricsReaderOptions, type Variant } from '../src';
+import {
+  legacyMetricsApi,
+  LegacyMetricsReader,
+  type LegacyMetricsReaderOptions,
+  type Variant,
+} from '../src';
 import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 
 /** A MeterProvider with a LegacyMetricsReader on it, and a fake clock the test moves. */
@@ -33,7 +38,10 @@ export function createRig(options: LegacyMetricsReaderOptions = {}): Rig {
 }
 
 /** A fastify app serving the rig's reader at /api. */
-export async function createApp(reader: LegacyMetricsReader, variant: Variant = 'host_type'): Promise<FastifyInstance> {
+export async function createApp(
+  reader: LegacyMetricsReader,
+  variant: Variant = 'host_type'
+): Promise<FastifyInstance> {
   const app = Fastify();
   await app.register(legacyMetricsApi, { reader, variant, prefix: '/api' });
   await app.ready();
@@ -41,8 +49,15 @@ export async function createApp(reader: LegacyMetricsReader, variant: Variant = 
 }
 
 /** What the legacy API answers for a path, read straight from the reader's snapshot. */
-export function read(reader: LegacyMetricsReader, path: string, variant: Variant = 'host_type'): { status: number; json: any } {
-  const segments = path.split('/').filter((s) => s !== '');
+export function read(
+  reader: LegacyMetricsReader,
+  path: string,
+  variant: Variant = 'host_type'
+): { status: number; json: any } {
+  const segments = path.split('/').filter(s => s !== '');
   const response = reader.snapshot.respond(variant, segments, jsonSerializer);
-  return { status: response.status, json: JSON.parse(response.body.toString()) };
+  return {
+    status: response.status,
+    json: JSON.parse(response.body.toString()),
+  };
 }

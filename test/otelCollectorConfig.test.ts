@@ -28,19 +28,29 @@ interface CollectorConfig {
   service: { extensions?: string[]; pipelines: Record<string, Pipeline> };
 }
 
-const document = parseDocument(readFileSync(FILE, 'utf8'), { uniqueKeys: true, strict: true, prettyErrors: true });
+const document = parseDocument(readFileSync(FILE, 'utf8'), {
+  uniqueKeys: true,
+  strict: true,
+  prettyErrors: true,
+});
 const config = document.toJS() as CollectorConfig;
 const pipelines = Object.entries(config.service?.pipelines ?? {});
 
 /** Every `endpoint` value and scrape target in the file, with where it is. */
-function addresses(value: unknown, path: string, out: Array<[string, string]> = []): Array<[string, string]> {
+function addresses(
+  value: unknown,
+  path: string,
+  out: Array<[string, string]> = []
+): Array<[string, string]> {
   if (Array.isArray(value)) {
     value.forEach((item, i) => addresses(item, `${path}[${i}]`, out));
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, child] of Object.entries(value)) {
       const where = `${path}.${key}`;
-      if (key === 'endpoint' && typeof child === 'string') out.push([where, child]);
-      else if (key === 'targets' && Array.isArray(child)) child.forEach((t, i) => out.push([`${where}[${i}]`, String(t)]));
+      if (key === 'endpoint' && typeof child === 'string')
+        out.push([where, child]);
+      else if (key === 'targets' && Array.isArray(child))
+        child.forEach((t, i) => out.push([`${where}[${i}]`, String(t)]));
       else addresses(child, where, out);
     }
   }
@@ -57,18 +67,29 @@ describe('otel-collector.yaml', () => {
   it('should parse as YAML without errors or warnings', () => {
     expect(document.errors.map(String)).toEqual([]);
     expect(document.warnings.map(String)).toEqual([]);
-    expect(Object.keys(config).sort()).toEqual(['exporters', 'extensions', 'processors', 'receivers', 'service']);
+    expect(Object.keys(config).sort()).toEqual([
+      'exporters',
+      'extensions',
+      'processors',
+      'receivers',
+      'service',
+    ]);
   });
 
   describe.each(pipelines)('pipeline %s', (name, pipeline) => {
-    it.each(SECTIONS)('should use only declared %s', (section) => {
+    it.each(SECTIONS)('should use only declared %s', section => {
       const used = pipeline[section] ?? [];
       expect(used.length).toBeGreaterThan(section === 'processors' ? 1 : 0);
-      for (const id of used) expect({ pipeline: name, [section]: id, declared: id in (config[section] ?? {}) }).toEqual({
-        pipeline: name,
-        [section]: id,
-        declared: true,
-      });
+      for (const id of used)
+        expect({
+          pipeline: name,
+          [section]: id,
+          declared: id in (config[section] ?? {}),
+        }).toEqual({
+          pipeline: name,
+          [section]: id,
+          declared: true,
+        });
     });
 
     it('should run memory_limiter first and batch last', () => {
@@ -85,42 +106,74 @@ describe('otel-collector.yaml', () => {
   it('should use every declared receiver, processor and exporter', () => {
     for (const section of SECTIONS) {
       const used = new Set(pipelines.flatMap(([, p]) => p[section] ?? []));
-      expect({ section, unused: Object.keys(config[section]).filter((id) => !used.has(id)) }).toEqual({ section, unused: [] });
+      expect({
+        section,
+        unused: Object.keys(config[section]).filter(id => !used.has(id)),
+      }).toEqual({ section, unused: [] });
     }
   });
 
   it('should declare every extension the service uses, and use every declared one', () => {
-    expect([...(config.service.extensions ?? [])].sort()).toEqual(Object.keys(config.extensions ?? {}).sort());
+    expect([...(config.service.extensions ?? [])].sort()).toEqual(
+      Object.keys(config.extensions ?? {}).sort()
+    );
   });
 
   it('should receive OTLP over gRPC and HTTP, and export to prometheus and debug', () => {
     const otlp = pipelines.find(([, p]) => p.receivers?.includes('otlp'));
     expect(otlp).toBeDefined();
-    expect(Object.keys((config.receivers.otlp as { protocols: object }).protocols).sort()).toEqual(['grpc', 'http']);
-    expect(otlp![1].exporters).toEqual(expect.arrayContaining(['prometheus', 'debug']));
+    expect(
+      Object.keys(
+        (config.receivers.otlp as { protocols: object }).protocols
+      ).sort()
+    ).toEqual(['grpc', 'http']);
+    expect(otlp![1].exporters).toEqual(
+      expect.arrayContaining(['prometheus', 'debug'])
+    );
   });
 
   it("should have a second pipeline that scrapes a node's in-process exporter", () => {
-    const scrape = pipelines.find(([, p]) => p.receivers?.includes('prometheus'));
+    const scrape = pipelines.find(([, p]) =>
+      p.receivers?.includes('prometheus')
+    );
     expect(scrape).toBeDefined();
-    const receiver = config.receivers.prometheus as { config: { scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }> } };
-    const targets = receiver.config.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
-    expect(targets).toContain(`${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.host}:${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.port}`);
-    expect(scrape![1].exporters).toEqual(expect.arrayContaining(['prometheus']));
+    const receiver = config.receivers.prometheus as {
+      config: {
+        scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }>;
+      };
+    };
+    const targets = receiver.config.scrape_configs.flatMap(c =>
+      c.static_configs.flatMap(s => s.targets)
+    );
+    expect(targets).toContain(
+      `${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.host}:${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.port}`
+    );
+    expect(scrape![1].exporters).toEqual(
+      expect.arrayContaining(['prometheus'])
+    );
   });
 
   it('should bind every endpoint and target to loopback by default', () => {
     const found = addresses(config, 'config');
     expect(found.length).toBeGreaterThanOrEqual(5);
-    for (const [where, address] of found) expect({ where, host: hostOf(address), loopback: LOOPBACK_HOST.test(hostOf(address)) }).toEqual({
-      where,
-      host: hostOf(address),
-      loopback: true,
-    });
+    for (const [where, address] of found)
+      expect({
+        where,
+        host: hostOf(address),
+        loopback: LOOPBACK_HOST.test(hostOf(address)),
+      }).toEqual({
+        where,
+        host: hostOf(address),
+        loopback: true,
+      });
   });
 
   it('should listen for OTLP on the standard ports 4317 (gRPC) and 4318 (HTTP)', () => {
-    const protocols = (config.receivers.otlp as { protocols: Record<string, { endpoint: string }> }).protocols;
+    const protocols = (
+      config.receivers.otlp as {
+        protocols: Record<string, { endpoint: string }>;
+      }
+    ).protocols;
     expect(protocols.grpc!.endpoint).toMatch(/:4317$/);
     expect(protocols.http!.endpoint).toMatch(/:4318$/);
   });

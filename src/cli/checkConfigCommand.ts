@@ -1,5 +1,13 @@
-import type { HandlerGroupConfig, LegacyApiConfig, ListenerConfig } from '../config/types';
-import { listenerAddress, METRICS_HANDLER, servesMetrics } from '../http/startLegacyMetricsListeners';
+import type {
+  HandlerGroupConfig,
+  LegacyApiConfig,
+  ListenerConfig,
+} from '../config/types';
+import {
+  listenerAddress,
+  METRICS_HANDLER,
+  servesMetrics,
+} from '../http/startLegacyMetricsListeners';
 import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
 
 /** Host names that answer as one, as the legacy API's Host routing treats them. */
@@ -13,15 +21,22 @@ const NAME_WIDTH = 20;
  * every listener with the settings in effect, defaults filled in.
  */
 export function describeConfig(config: LegacyApiConfig): string[] {
-  const lines = [`${config.file}: valid ${FORMAT_NAMES[config.format]} configuration: ${summary(config)}`];
-  for (const listener of config.listeners) lines.push(...describeListener(listener));
+  const lines = [
+    `${config.file}: valid ${FORMAT_NAMES[config.format]} configuration: ${summary(config)}`,
+  ];
+  for (const listener of config.listeners)
+    lines.push(...describeListener(listener));
   return lines;
 }
 
 function summary(config: LegacyApiConfig): string {
   const listeners = config.listeners.length;
   if (listeners === 0) return 'no listener serves the legacy metrics API';
-  const groups = config.listeners.reduce((sum, listener) => sum + listener.handlerGroups.filter(servesMetrics).length, 0);
+  const groups = config.listeners.reduce(
+    (sum, listener) =>
+      sum + listener.handlerGroups.filter(servesMetrics).length,
+    0
+  );
   return groups === 0
     ? `${plural(listeners, 'listener')}, but no handler group lists ${METRICS_HANDLER}: nothing is served`
     : `${plural(listeners, 'listener')}, ${plural(groups, 'handler group')} serving the legacy metrics API`;
@@ -31,9 +46,21 @@ function describeListener(listener: ListenerConfig): string[] {
   return [
     `listener (${listener.place})`,
     setting(1, 'address', describeAddress(listener)),
-    setting(1, 'port', listener.port === 0 ? '0 (the system picks a free port)' : String(listener.port)),
+    setting(
+      1,
+      'port',
+      listener.port === 0
+        ? '0 (the system picks a free port)'
+        : String(listener.port)
+    ),
     setting(1, 'num_acceptors', `${listener.numAcceptors} (no effect on Node)`),
-    setting(1, 'max_connections', listener.maxConnections === Infinity ? 'infinity' : String(listener.maxConnections)),
+    setting(
+      1,
+      'max_connections',
+      listener.maxConnections === Infinity
+        ? 'infinity'
+        : String(listener.maxConnections)
+    ),
     ...listener.handlerGroups.flatMap(describeGroup),
   ];
 }
@@ -41,17 +68,30 @@ function describeListener(listener: ListenerConfig): string[] {
 function describeAddress(listener: ListenerConfig): string {
   const address = listenerAddress(listener);
   if (listener.ipAddress === undefined) return `${address} (loopback default)`;
-  return isLoopbackAddress(address) ? address : `${address} (reachable from other machines; the API has no authentication)`;
+  return isLoopbackAddress(address)
+    ? address
+    : `${address} (reachable from other machines; the API has no authentication)`;
 }
 
 function describeGroup(group: HandlerGroupConfig): string[] {
-  const prefix = group.path.length > 1 && group.path.endsWith('/') ? group.path.slice(0, -1) : group.path;
+  const prefix =
+    group.path.length > 1 && group.path.endsWith('/')
+      ? group.path.slice(0, -1)
+      : group.path;
   const api = `${prefix === '/' ? '' : prefix}/metrics`;
   return [
     `  handler group (${group.place})`,
-    setting(2, 'prefix', servesMetrics(group) ? `${group.path} (the API at ${api})` : group.path),
+    setting(
+      2,
+      'prefix',
+      servesMetrics(group) ? `${group.path} (the API at ${api})` : group.path
+    ),
     setting(2, 'Host', describeHost(group.host)),
-    setting(2, 'variant', `${group.variant} (${api}/${group.variant}/:${group.variant})`),
+    setting(
+      2,
+      'variant',
+      `${group.variant} (${api}/${group.variant}/:${group.variant})`
+    ),
     setting(2, 'handlers', describeHandlers(group.handlers)),
   ];
 }
@@ -60,14 +100,17 @@ function describeHost(host: string): string {
   if (host === '_') return '_ (any host)';
   const lower = host.toLowerCase();
   if (!LOOPBACK_HOSTS.includes(lower)) return host;
-  return `${host} (also ${LOOPBACK_HOSTS.filter((name) => name !== lower).join(' and ')})`;
+  return `${host} (also ${LOOPBACK_HOSTS.filter(name => name !== lower).join(' and ')})`;
 }
 
 function describeHandlers(handlers: readonly string[]): string {
   const list = handlers.join(', ');
-  const unserved = handlers.filter((name) => name !== METRICS_HANDLER);
-  if (!handlers.includes(METRICS_HANDLER)) return `${list} (serves nothing: only ${METRICS_HANDLER} is implemented)`;
-  return unserved.length === 0 ? list : `${list} (${unserved.join(', ')} not implemented)`;
+  const unserved = handlers.filter(name => name !== METRICS_HANDLER);
+  if (!handlers.includes(METRICS_HANDLER))
+    return `${list} (serves nothing: only ${METRICS_HANDLER} is implemented)`;
+  return unserved.length === 0
+    ? list
+    : `${list} (${unserved.join(', ')} not implemented)`;
 }
 
 function setting(depth: number, name: string, value: string): string {

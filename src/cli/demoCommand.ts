@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { DEMO_HOST_TYPES, startSimulatedMessagingServer } from '../demo/simulatedMessagingServer';
+import {
+  DEMO_HOST_TYPES,
+  startSimulatedMessagingServer,
+} from '../demo/simulatedMessagingServer';
 import type { LegacyApiConfig } from '../config/types';
 import { createMeterProviderWithLegacyApi } from '../provider/createMeterProviderWithLegacyApi';
 import { ConfigError } from '../errors';
@@ -53,7 +56,8 @@ export function defaultDemoConfigPath(cwd: string = process.cwd()): string {
 /** The nearest folder above this module with a package.json: the same from src/ and dist/src/. */
 function packageRoot(): string {
   let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir)
+    dir = dirname(dir);
   return dir;
 }
 
@@ -66,11 +70,15 @@ function packageRoot(): string {
  */
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { config } = options;
-  if (!config.listeners.some((listener) => listener.handlerGroups.some(servesMetrics))) {
+  if (
+    !config.listeners.some(listener =>
+      listener.handlerGroups.some(servesMetrics)
+    )
+  ) {
     throw new ConfigError(
       config.file,
       '',
-      `found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing ${METRICS_HANDLER}`,
+      `found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing ${METRICS_HANDLER}`
     );
   }
   // The one-call setup: the legacy reader, Prometheus on 127.0.0.1, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
@@ -78,18 +86,23 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     legacy: { hostTypes: DEMO_HOST_TYPES },
     prometheus: { host: '127.0.0.1', port: options.prometheusPort },
   });
-  const legacy = await startLegacyMetricsListeners(telemetry.legacyReader, config.listeners, { file: config.file }).catch(
-    async (error: unknown) => {
-      await telemetry.shutdown();
-      throw error;
-    },
+  const legacy = await startLegacyMetricsListeners(
+    telemetry.legacyReader,
+    config.listeners,
+    { file: config.file }
+  ).catch(async (error: unknown) => {
+    await telemetry.shutdown();
+    throw error;
+  });
+  const traffic = startSimulatedMessagingServer(
+    telemetry.meterProvider.getMeter('messaging-server')
   );
-  const traffic = startSimulatedMessagingServer(telemetry.meterProvider.getMeter('messaging-server'));
   const prometheusUrl = telemetry.prometheusUrl!;
   for (const listener of legacy.listeners) options.out(startupLine(listener));
   options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
-  for (const line of curlExamples(legacy.listeners[0]!)) options.out(`  ${line}`);
+  for (const line of curlExamples(legacy.listeners[0]!))
+    options.out(`  ${line}`);
   options.out(`  curl ${prometheusUrl}`);
   let stopping: Promise<void> | undefined;
   return {
@@ -107,9 +120,16 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
 /** `legacy metrics API: <url> (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)`. */
 function startupLine(listener: RunningLegacyListener): string {
   const host = listener.host === '_' ? 'any Host' : `Host ${listener.host}`;
-  const cap = listener.maxConnections === Infinity ? 'infinity' : String(listener.maxConnections);
-  const exposure = isLoopbackAddress(listener.address) ? 'no authentication' : 'no authentication, reachable from other machines';
-  const bound = listener.address.includes(':') ? `[${listener.address}]:${listener.port}` : `${listener.address}:${listener.port}`;
+  const cap =
+    listener.maxConnections === Infinity
+      ? 'infinity'
+      : String(listener.maxConnections);
+  const exposure = isLoopbackAddress(listener.address)
+    ? 'no authentication'
+    : 'no authentication, reachable from other machines';
+  const bound = listener.address.includes(':')
+    ? `[${listener.address}]:${listener.port}`
+    : `${listener.address}:${listener.port}`;
   return (
     `legacy metrics API: ${curlUrl(listener)} ` +
     `(bound to ${bound}, ${host}, variant ${listener.variant}, max_connections ${cap}, ${exposure})`
@@ -118,15 +138,19 @@ function startupLine(listener: RunningLegacyListener): string {
 
 /** The API's URL as a client on this machine reaches it: a wildcard bind is reached over loopback. */
 function curlUrl(listener: RunningLegacyListener): string {
-  if (listener.address === '0.0.0.0') return listener.metricsUrl.replace('//0.0.0.0:', '//127.0.0.1:');
-  if (listener.address === '::') return listener.metricsUrl.replace('//[::]:', '//[::1]:');
+  if (listener.address === '0.0.0.0')
+    return listener.metricsUrl.replace('//0.0.0.0:', '//127.0.0.1:');
+  if (listener.address === '::')
+    return listener.metricsUrl.replace('//[::]:', '//[::1]:');
   return listener.metricsUrl;
 }
 
 /** curl commands for the demo's metrics, with a Host header when the handler group needs one. */
 function curlExamples(listener: RunningLegacyListener): string[] {
   const base = curlUrl(listener);
-  const curl = LOOPBACK_HOSTS.includes(listener.host.toLowerCase()) ? 'curl' : `curl -H 'Host: ${listener.host}'`;
+  const curl = LOOPBACK_HOSTS.includes(listener.host.toLowerCase())
+    ? 'curl'
+    : `curl -H 'Host: ${listener.host}'`;
   const group = `${listener.variant}/${DEMO_HOST_TYPES[0]}`;
   return [
     `${curl} ${base}`,

@@ -6,11 +6,13 @@
 import { runCli } from './runCli';
 
 runCli(process.argv.slice(2)).then(
-  (code) => {
+  code => {
     if (code !== undefined) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`legacy-metrics-api: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(
+      `legacy-metrics-api: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`
+    );
     process.exitCode = 1;
-  },
+  }
 );

@@ -2,7 +2,11 @@ import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { loadLegacyApiConfig } from '../config/loadLegacyApiConfig';
 import { LegacyApiError } from '../errors';
 import { describeConfig } from './checkConfigCommand';
-import { DEFAULT_DEMO_OPTIONS, defaultDemoConfigPath, startDemo } from './demoCommand';
+import {
+  DEFAULT_DEMO_OPTIONS,
+  defaultDemoConfigPath,
+  startDemo,
+} from './demoCommand';
 import { UsageError } from './UsageError';
 
 const COMMANDS = ['demo', 'check-config'];
@@ -40,7 +44,7 @@ export const EXIT_USAGE = 2;
 
 /** Waits for SIGINT or SIGTERM. */
 function interrupted(): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -63,26 +67,45 @@ function demoConfigArgument(args: readonly string[]): string | undefined {
     let value: string | undefined;
     if (arg === '--config') {
       value = args[++i];
-      if (value === undefined) throw new UsageError('demo: found --config without a file, expected --config FILE');
+      if (value === undefined)
+        throw new UsageError(
+          'demo: found --config without a file, expected --config FILE'
+        );
     } else if (arg.startsWith('--config=')) {
       value = arg.slice('--config='.length);
     } else {
-      const what = arg.startsWith('-') ? 'unknown option' : 'unexpected argument';
-      throw new UsageError(`demo: ${what} ${JSON.stringify(arg)}; expected --config FILE or --help`);
+      const what = arg.startsWith('-')
+        ? 'unknown option'
+        : 'unexpected argument';
+      throw new UsageError(
+        `demo: ${what} ${JSON.stringify(arg)}; expected --config FILE or --help`
+      );
     }
-    if (value === '') throw new UsageError('demo: found an empty --config, expected --config FILE');
-    if (config !== undefined) throw new UsageError(`demo: found --config a second time (${JSON.stringify(value)}), expected it once`);
+    if (value === '')
+      throw new UsageError(
+        'demo: found an empty --config, expected --config FILE'
+      );
+    if (config !== undefined)
+      throw new UsageError(
+        `demo: found --config a second time (${JSON.stringify(value)}), expected it once`
+      );
     config = value;
   }
   return config;
 }
 
-async function demo(args: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+async function demo(
+  args: string[],
+  out: (line: string) => void,
+  err: (line: string) => void
+): Promise<number> {
   if (args.some(isHelp)) {
     out(DEMO_USAGE);
     return 0;
   }
-  const config = await loadLegacyApiConfig(demoConfigArgument(args) ?? defaultDemoConfigPath());
+  const config = await loadLegacyApiConfig(
+    demoConfigArgument(args) ?? defaultDemoConfigPath()
+  );
   // The no-authentication warning of a listener bound beyond loopback goes to stderr.
   diag.setLogger(
     {
@@ -92,10 +115,14 @@ async function demo(args: string[], out: (line: string) => void, err: (line: str
       debug: () => undefined,
       verbose: () => undefined,
     },
-    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }
   );
   try {
-    const running = await startDemo({ config, prometheusPort: DEFAULT_DEMO_OPTIONS.prometheusPort, out });
+    const running = await startDemo({
+      config,
+      prometheusPort: DEFAULT_DEMO_OPTIONS.prometheusPort,
+      out,
+    });
     out('press Ctrl-C to stop');
     await interrupted();
     out('stopping');
@@ -106,7 +133,10 @@ async function demo(args: string[], out: (line: string) => void, err: (line: str
   return 0;
 }
 
-async function checkConfig(args: string[], out: (line: string) => void): Promise<number> {
+async function checkConfig(
+  args: string[],
+  out: (line: string) => void
+): Promise<number> {
   const files: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -119,13 +149,22 @@ async function checkConfig(args: string[], out: (line: string) => void): Promise
       break;
     }
     if (arg.startsWith('-') && arg !== '-') {
-      throw new UsageError(`check-config: unknown option ${JSON.stringify(arg)}; expected FILE or --help`);
+      throw new UsageError(
+        `check-config: unknown option ${JSON.stringify(arg)}; expected FILE or --help`
+      );
     }
     files.push(arg);
   }
-  if (files.length === 0) throw new UsageError("check-config: found no FILE, expected 'legacy-metrics-api check-config FILE'");
-  if (files.length > 1) throw new UsageError(`check-config: unexpected argument ${JSON.stringify(files[1])}; expected a single FILE`);
-  for (const line of describeConfig(await loadLegacyApiConfig(files[0]!))) out(line);
+  if (files.length === 0)
+    throw new UsageError(
+      "check-config: found no FILE, expected 'legacy-metrics-api check-config FILE'"
+    );
+  if (files.length > 1)
+    throw new UsageError(
+      `check-config: unexpected argument ${JSON.stringify(files[1])}; expected a single FILE`
+    );
+  for (const line of describeConfig(await loadLegacyApiConfig(files[0]!)))
+    out(line);
   return 0;
 }
 
@@ -135,8 +174,8 @@ async function checkConfig(args: string[], out: (line: string) => void): Promise
  */
 export async function runCli(
   argv: string[],
-  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-  err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  out: (line: string) => void = line => process.stdout.write(`${line}\n`),
+  err: (line: string) => void = line => process.stderr.write(`${line}\n`)
 ): Promise<number> {
   const [command, ...args] = argv;
   try {
@@ -154,7 +193,7 @@ export async function runCli(
         throw new UsageError(
           command.startsWith('-')
             ? `unknown option ${JSON.stringify(command)}; expected a command (${COMMANDS.join(', ')}) or --help`
-            : `unknown command ${JSON.stringify(command)}; expected one of: ${COMMANDS.join(', ')}`,
+            : `unknown command ${JSON.stringify(command)}; expected one of: ${COMMANDS.join(', ')}`
         );
     }
   } catch (error) {

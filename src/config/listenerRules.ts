@@ -9,7 +9,8 @@ import { ConfigError } from '../errors';
 import type { ListenerConfig } from './types';
 
 /** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
-export const TLS_NOT_SUPPORTED = 'TLS is not supported by this listener; terminate TLS in a reverse proxy';
+export const TLS_NOT_SUPPORTED =
+  'TLS is not supported by this listener; terminate TLS in a reverse proxy';
 
 /** The longest rendering of a found value before it is cut. */
 export const MAX_RENDERED_LENGTH = 60;
@@ -51,15 +52,24 @@ export function isPath(value: string): boolean {
 
 /** Cuts a long rendering so a message stays on one screen line. */
 export function shorten(rendered: string): string {
-  return rendered.length <= MAX_RENDERED_LENGTH ? rendered : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
+  return rendered.length <= MAX_RENDERED_LENGTH
+    ? rendered
+    : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
 }
 
 /**
  * `one of a, b, c (did you mean b?)`: the allowed names, and the closest one when the
  * name found looks like a typo of it.
  */
-export function expectedOneOf(found: string, allowed: readonly string[], show: (name: string) => string = (n) => n): string {
-  const list = allowed.length === 2 ? `${show(allowed[0]!)} or ${show(allowed[1]!)}` : `one of ${allowed.map(show).join(', ')}`;
+export function expectedOneOf(
+  found: string,
+  allowed: readonly string[],
+  show: (name: string) => string = n => n
+): string {
+  const list =
+    allowed.length === 2
+      ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
+      : `one of ${allowed.map(show).join(', ')}`;
   const guess = closestName(found, allowed);
   return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
 }
@@ -68,12 +78,18 @@ export function expectedOneOf(found: string, allowed: readonly string[], show: (
  * The allowed name closest to `found`, if it is within two edits and within a third of
  * its own length (so `x` does not suggest `a`).
  */
-function closestName(found: string, allowed: readonly string[]): string | undefined {
+function closestName(
+  found: string,
+  allowed: readonly string[]
+): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const name of allowed) {
     const distance = editDistance(found.toLowerCase(), name);
-    if (distance < bestDistance && distance <= Math.min(2, Math.floor(name.length / 3))) {
+    if (
+      distance < bestDistance &&
+      distance <= Math.min(2, Math.floor(name.length / 3))
+    ) {
       best = name;
       bestDistance = distance;
     }
@@ -86,7 +102,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
+      );
     }
     previous = current;
   }
@@ -97,7 +117,10 @@ function editDistance(a: string, b: string): number {
  * Rejects two handler groups with the same host and path on one listener: only one of
  * them could ever answer.
  */
-export function checkUniqueGroups(listener: ListenerConfig, file: string): void {
+export function checkUniqueGroups(
+  listener: ListenerConfig,
+  file: string
+): void {
   const seen = new Map<string, string>();
   for (const group of listener.handlerGroups) {
     const key = JSON.stringify([group.host, group.path]);
@@ -107,7 +130,7 @@ export function checkUniqueGroups(listener: ListenerConfig, file: string): void 
         file,
         group.place,
         `found host ${JSON.stringify(group.host)} and path ${JSON.stringify(group.path)} a second time, ` +
-          `expected each host and path once per listener (first at ${first})`,
+          `expected each host and path once per listener (first at ${first})`
       );
     }
     seen.set(key, group.place);
@@ -118,7 +141,10 @@ export function checkUniqueGroups(listener: ListenerConfig, file: string): void 
  * Rejects two listeners on the same address and port, which could not both bind.
  * Port 0 is exempt: each such listener gets a port of its own.
  */
-export function checkUniqueAddresses(listeners: readonly ListenerConfig[], file: string): void {
+export function checkUniqueAddresses(
+  listeners: readonly ListenerConfig[],
+  file: string
+): void {
   const seen = new Map<string, string>();
   for (const listener of listeners) {
     if (listener.port === 0) continue;
@@ -129,7 +155,7 @@ export function checkUniqueAddresses(listeners: readonly ListenerConfig[], file:
       throw new ConfigError(
         file,
         listener.place,
-        `found port ${listener.port} on ${address} a second time, expected each address and port once (first at ${first})`,
+        `found port ${listener.port} on ${address} a second time, expected each address and port once (first at ${first})`
       );
     }
     seen.set(key, listener.place);

@@ -29,12 +29,18 @@ const TERM_START = /^\uFEFF?[ \t\r\n\f\v]*[{%]/;
  * @returns our listeners; `listeners: []` when the file has none
  * @throws ConfigError when the file cannot be read or a setting is invalid
  */
-export async function loadLegacyApiConfig(path: string): Promise<LegacyApiConfig> {
+export async function loadLegacyApiConfig(
+  path: string
+): Promise<LegacyApiConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(path, '', `found an unreadable file (${describeReadError(error)}), expected a readable configuration file`);
+    throw new ConfigError(
+      path,
+      '',
+      `found an unreadable file (${describeReadError(error)}), expected a readable configuration file`
+    );
   }
   return parseLegacyApiConfig(text, path);
 }
@@ -46,9 +52,16 @@ export async function loadLegacyApiConfig(path: string): Promise<LegacyApiConfig
  * @param format the form to read; detected from `file` and `text` when left out
  * @throws ConfigError when a setting is invalid
  */
-export function parseLegacyApiConfig(text: string, file: string, format?: 'toml' | 'term'): LegacyApiConfig {
+export function parseLegacyApiConfig(
+  text: string,
+  file: string,
+  format?: 'toml' | 'term'
+): LegacyApiConfig {
   const chosen = format ?? detectFormat(text, file);
-  const listeners = chosen === 'toml' ? readTomlListeners(text, file) : readTermListeners(text, file);
+  const listeners =
+    chosen === 'toml'
+      ? readTomlListeners(text, file)
+      : readTermListeners(text, file);
   return { file, format: chosen, listeners };
 }
 
@@ -65,5 +78,7 @@ function describeReadError(error: unknown): string {
   const { code, message } = (error ?? {}) as Partial<NodeJS.ErrnoException>;
   if (typeof message !== 'string') return String(error);
   const reason = message.replace(/, \w+(?: '.*')?$/, '');
-  return typeof code === 'string' && !reason.startsWith(code) ? `${code}: ${reason}` : reason;
+  return typeof code === 'string' && !reason.startsWith(code)
+    ? `${code}: ${reason}`
+    : reason;
 }

@@ -19,16 +19,34 @@ import {
   shorten,
   TLS_NOT_SUPPORTED,
 } from './listenerRules';
-import { parseTerms, type ListNode, type TermNode, type TermPosition, type TupleNode } from './termParser';
+import {
+  parseTerms,
+  type ListNode,
+  type TermNode,
+  type TermPosition,
+  type TupleNode,
+} from './termParser';
 import { printAtom, printTerm } from './termPrinter';
-import { CONFIG_DEFAULTS, KNOWN_HANDLERS, type HandlerGroupConfig, type ListenerConfig } from './types';
+import {
+  CONFIG_DEFAULTS,
+  KNOWN_HANDLERS,
+  type HandlerGroupConfig,
+  type ListenerConfig,
+} from './types';
 
 /** The module atom of our handler group. */
 const SERVICE_API = 'service_api';
-const LISTENER_OPTIONS = ['num_acceptors', 'max_connections', 'transport_options', 'protocol_options', 'modules'];
+const LISTENER_OPTIONS = [
+  'num_acceptors',
+  'max_connections',
+  'transport_options',
+  'protocol_options',
+  'modules',
+];
 const TRANSPORT_OPTIONS = ['num_acceptors', 'max_connections'];
 const GROUP_OPTIONS = ['handlers', 'variant'];
-const MODULE_ENTRY_SHAPES = '{Host, Path, Module}, {Host, Path, Module, Options} or {Host, Path, Options}';
+const MODULE_ENTRY_SHAPES =
+  '{Host, Path, Module}, {Host, Path, Module, Options} or {Host, Path, Options}';
 
 /**
  * Parses term text and returns our listeners in file order.
@@ -36,7 +54,10 @@ const MODULE_ENTRY_SHAPES = '{Host, Path, Module}, {Host, Path, Module, Options}
  * @param file the file's name, for error messages
  * @throws ConfigError on a syntax error or an invalid setting, with its line and column
  */
-export function readTermListeners(text: string, file: string): ListenerConfig[] {
+export function readTermListeners(
+  text: string,
+  file: string
+): ListenerConfig[] {
   return new TermListenerReader(file).read(parseTerms(text, file));
 }
 
@@ -46,24 +67,39 @@ class TermListenerReader {
   read(terms: TermNode[]): ListenerConfig[] {
     let listen: TupleNode | undefined;
     for (const term of terms) {
-      if (term.kind !== 'tuple' || !isAtom(term.elements[0], 'listen')) continue;
+      if (term.kind !== 'tuple' || !isAtom(term.elements[0], 'listen'))
+        continue;
       if (listen !== undefined) {
-        this._failAt(term, 'a second listen term', `a single one (first at ${placeOf(listen)})`);
+        this._failAt(
+          term,
+          'a second listen term',
+          `a single one (first at ${placeOf(listen)})`
+        );
       }
-      if (term.elements.length !== 2) this._fail(term, 'in the file', '{listen, [Listener, ...]}');
+      if (term.elements.length !== 2)
+        this._fail(term, 'in the file', '{listen, [Listener, ...]}');
       listen = term;
     }
     if (listen === undefined) return [];
     const entries = listen.elements[1]!;
-    if (entries.kind !== 'list') this._fail(entries, 'for listen', 'a list of listeners');
+    if (entries.kind !== 'list')
+      this._fail(entries, 'for listen', 'a list of listeners');
 
     const listeners: ListenerConfig[] = [];
     for (const entry of entries.elements) {
-      if (entry.kind !== 'tuple' || entry.elements.length !== 3) this._fail(entry, 'in the listen list', '{Port, Module, Options}');
-      const [address, module, options] = entry.elements as [TermNode, TermNode, TermNode];
-      if (module.kind !== 'atom') this._fail(module, 'for the listener module', 'an atom');
-      if (options.kind !== 'list') this._fail(options, 'for the listener options', 'a list');
-      if (this._isOurs(options)) listeners.push(this._readListener(entry, address, options));
+      if (entry.kind !== 'tuple' || entry.elements.length !== 3)
+        this._fail(entry, 'in the listen list', '{Port, Module, Options}');
+      const [address, module, options] = entry.elements as [
+        TermNode,
+        TermNode,
+        TermNode,
+      ];
+      if (module.kind !== 'atom')
+        this._fail(module, 'for the listener module', 'an atom');
+      if (options.kind !== 'list')
+        this._fail(options, 'for the listener options', 'a list');
+      if (this._isOurs(options))
+        listeners.push(this._readListener(entry, address, options));
     }
     checkUniqueAddresses(listeners, this._file);
     return listeners;
@@ -71,25 +107,51 @@ class TermListenerReader {
 
   /** An HTTP listener (one with `{modules, [...]}`) with a `service_api` entry. */
   private _isOurs(options: ListNode): boolean {
-    return options.elements.some((option) => {
-      if (option.kind !== 'tuple' || option.elements.length !== 2 || !isAtom(option.elements[0], 'modules')) return false;
+    return options.elements.some(option => {
+      if (
+        option.kind !== 'tuple' ||
+        option.elements.length !== 2 ||
+        !isAtom(option.elements[0], 'modules')
+      )
+        return false;
       const modules = option.elements[1]!;
-      if (modules.kind !== 'list') this._fail(modules, 'for modules', `a list of ${MODULE_ENTRY_SHAPES}`);
+      if (modules.kind !== 'list')
+        this._fail(modules, 'for modules', `a list of ${MODULE_ENTRY_SHAPES}`);
       return modules.elements.some(mentionsServiceApi);
     });
   }
 
-  private _readListener(entry: TupleNode, address: TermNode, options: ListNode): ListenerConfig {
+  private _readListener(
+    entry: TupleNode,
+    address: TermNode,
+    options: ListNode
+  ): ListenerConfig {
     const { port, ipAddress } = this._readAddress(address);
-    const settings = this._readOptions(options.elements, LISTENER_OPTIONS, 'a listener option', '', true);
+    const settings = this._readOptions(
+      options.elements,
+      LISTENER_OPTIONS,
+      'a listener option',
+      '',
+      true
+    );
     const transport = valueOf(settings.get('transport_options'));
     if (transport !== undefined) {
-      if (transport.kind !== 'list') this._fail(transport, 'for transport_options', 'a list');
-      const inner = this._readOptions(transport.elements, TRANSPORT_OPTIONS, 'a transport option', ' in transport_options');
+      if (transport.kind !== 'list')
+        this._fail(transport, 'for transport_options', 'a list');
+      const inner = this._readOptions(
+        transport.elements,
+        TRANSPORT_OPTIONS,
+        'a transport option',
+        ' in transport_options'
+      );
       for (const [name, option] of inner) {
         const outer = settings.get(name);
         if (outer !== undefined) {
-          this._failAt(option, `${name} a second time`, `each option once (first at ${placeOf(outer)})`);
+          this._failAt(
+            option,
+            `${name} a second time`,
+            `each option once (first at ${placeOf(outer)})`
+          );
         }
         settings.set(name, option);
       }
@@ -99,29 +161,56 @@ class TermListenerReader {
       port,
       ipAddress,
       ipVersion: ipAddress?.includes(':') ? 6 : 4,
-      numAcceptors: this._count(valueOf(settings.get('num_acceptors')), 'num_acceptors', CONFIG_DEFAULTS.numAcceptors, false),
-      maxConnections: this._count(valueOf(settings.get('max_connections')), 'max_connections', CONFIG_DEFAULTS.maxConnections, true),
-      handlerGroups: this._readGroups(valueOf(settings.get('modules')) as ListNode),
+      numAcceptors: this._count(
+        valueOf(settings.get('num_acceptors')),
+        'num_acceptors',
+        CONFIG_DEFAULTS.numAcceptors,
+        false
+      ),
+      maxConnections: this._count(
+        valueOf(settings.get('max_connections')),
+        'max_connections',
+        CONFIG_DEFAULTS.maxConnections,
+        true
+      ),
+      handlerGroups: this._readGroups(
+        valueOf(settings.get('modules')) as ListNode
+      ),
       place: placeOf(entry),
     };
     checkUniqueGroups(listener, this._file);
     return listener;
   }
 
-  private _readAddress(node: TermNode): { port: number; ipAddress: string | undefined } {
-    if (node.kind === 'integer') return { port: this._port(node), ipAddress: undefined };
-    if (node.kind !== 'tuple' || node.elements.length !== 2 || node.elements[0]!.kind !== 'integer') {
+  private _readAddress(node: TermNode): {
+    port: number;
+    ipAddress: string | undefined;
+  } {
+    if (node.kind === 'integer')
+      return { port: this._port(node), ipAddress: undefined };
+    if (
+      node.kind !== 'tuple' ||
+      node.elements.length !== 2 ||
+      node.elements[0]!.kind !== 'integer'
+    ) {
       this._fail(node, 'for the listener address', 'Port or {Port, "Address"}');
     }
     const port = this._port(node.elements[0]!);
     const address = node.elements[1]!;
-    const ipAddress = address.kind === 'string' ? address.value : address.kind === 'tuple' ? ipTupleToString(address) : undefined;
-    if (ipAddress === undefined || ipVersionOf(ipAddress) === 0) this._fail(address, 'for the IP address', EXPECTED.ipAddress);
+    const ipAddress =
+      address.kind === 'string'
+        ? address.value
+        : address.kind === 'tuple'
+          ? ipTupleToString(address)
+          : undefined;
+    if (ipAddress === undefined || ipVersionOf(ipAddress) === 0)
+      this._fail(address, 'for the IP address', EXPECTED.ipAddress);
     return { port, ipAddress };
   }
 
   private _port(node: TermNode): number {
-    if (node.kind !== 'integer' || !isPort(node.value)) this._fail(node, 'for the port', EXPECTED.port);
+    if (node.kind !== 'integer' || !isPort(node.value))
+      this._fail(node, 'for the port', EXPECTED.port);
     return Number(node.value);
   }
 
@@ -137,30 +226,55 @@ class TermListenerReader {
     known: readonly string[],
     what: string,
     within: string,
-    refuseSsl = false,
+    refuseSsl = false
   ): Map<string, TupleNode> {
     const found = new Map<string, TupleNode>();
     for (const option of options) {
-      if (option.kind !== 'tuple' || option.elements.length !== 2 || option.elements[0]!.kind !== 'atom') {
+      if (
+        option.kind !== 'tuple' ||
+        option.elements.length !== 2 ||
+        option.elements[0]!.kind !== 'atom'
+      ) {
         this._fail(option, `for ${what}`, '{Name, Value}');
       }
       const name = (option.elements[0] as { value: string }).value;
-      if (name === 'ssl' && refuseSsl) this._fail(option, '', `no TLS settings: ${TLS_NOT_SUPPORTED}`);
+      if (name === 'ssl' && refuseSsl)
+        this._fail(option, '', `no TLS settings: ${TLS_NOT_SUPPORTED}`);
       if (!known.includes(name)) {
-        this._failAt(option, `unknown option ${printAtom(name)}${within}`, expectedOneOf(name, known));
+        this._failAt(
+          option,
+          `unknown option ${printAtom(name)}${within}`,
+          expectedOneOf(name, known)
+        );
       }
       const first = found.get(name);
-      if (first !== undefined) this._failAt(option, `${name} a second time`, `each option once (first at ${placeOf(first)})`);
+      if (first !== undefined)
+        this._failAt(
+          option,
+          `${name} a second time`,
+          `each option once (first at ${placeOf(first)})`
+        );
       found.set(name, option);
     }
     return found;
   }
 
-  private _count(node: TermNode | undefined, name: string, fallback: number, infinityAllowed: boolean): number {
+  private _count(
+    node: TermNode | undefined,
+    name: string,
+    fallback: number,
+    infinityAllowed: boolean
+  ): number {
     if (node === undefined) return fallback;
     if (infinityAllowed && isAtom(node, 'infinity')) return Infinity;
     if (node.kind !== 'integer' || !isPositiveCount(node.value)) {
-      this._fail(node, `for ${name}`, infinityAllowed ? `${EXPECTED.positiveInteger} or infinity` : EXPECTED.positiveInteger);
+      this._fail(
+        node,
+        `for ${name}`,
+        infinityAllowed
+          ? `${EXPECTED.positiveInteger} or infinity`
+          : EXPECTED.positiveInteger
+      );
     }
     return Number(node.value);
   }
@@ -168,24 +282,43 @@ class TermListenerReader {
   private _readGroups(modules: ListNode): HandlerGroupConfig[] {
     const groups: HandlerGroupConfig[] = [];
     for (const entry of modules.elements) {
-      if (entry.kind !== 'tuple' || entry.elements.length < 3 || entry.elements.length > 4) {
+      if (
+        entry.kind !== 'tuple' ||
+        entry.elements.length < 3 ||
+        entry.elements.length > 4
+      ) {
         this._fail(entry, 'in modules', MODULE_ENTRY_SHAPES);
       }
       const third = entry.elements[2]!;
       const moduleLess = entry.elements.length === 3 && third.kind === 'list';
-      if (!moduleLess && third.kind !== 'atom') this._fail(third, 'for the module', 'an atom such as service_api');
-      if (moduleLess || isAtom(third, SERVICE_API)) groups.push(this._readGroup(entry));
+      if (!moduleLess && third.kind !== 'atom')
+        this._fail(third, 'for the module', 'an atom such as service_api');
+      if (moduleLess || isAtom(third, SERVICE_API))
+        groups.push(this._readGroup(entry));
     }
     return groups;
   }
 
   private _readGroup(entry: TupleNode): HandlerGroupConfig {
-    const [host, path, third, fourth] = entry.elements as [TermNode, TermNode, TermNode, TermNode | undefined];
-    if (host.kind !== 'string' || !isHost(host.value)) this._fail(host, 'for the host', EXPECTED.host);
-    if (path.kind !== 'string' || !isPath(path.value)) this._fail(path, 'for the path', EXPECTED.path);
+    const [host, path, third, fourth] = entry.elements as [
+      TermNode,
+      TermNode,
+      TermNode,
+      TermNode | undefined,
+    ];
+    if (host.kind !== 'string' || !isHost(host.value))
+      this._fail(host, 'for the host', EXPECTED.host);
+    if (path.kind !== 'string' || !isPath(path.value))
+      this._fail(path, 'for the path', EXPECTED.path);
     const optionList = third.kind === 'list' ? third : fourth;
-    if (optionList !== undefined && optionList.kind !== 'list') this._fail(optionList, 'for the service_api options', 'a list');
-    const options = this._readOptions(optionList?.elements ?? [], GROUP_OPTIONS, 'a service_api option', '');
+    if (optionList !== undefined && optionList.kind !== 'list')
+      this._fail(optionList, 'for the service_api options', 'a list');
+    const options = this._readOptions(
+      optionList?.elements ?? [],
+      GROUP_OPTIONS,
+      'a service_api option',
+      ''
+    );
     return {
       host: host.value,
       path: path.value,
@@ -197,20 +330,31 @@ class TermListenerReader {
 
   private _variant(node: TermNode | undefined): Variant {
     if (node === undefined) return CONFIG_DEFAULTS.variant;
-    const variant = node.kind === 'atom' ? VARIANTS.find((v) => v === node.value) : undefined;
-    if (variant === undefined) this._fail(node, 'for variant', expectedOneOf(nameOf(node), VARIANTS));
+    const variant =
+      node.kind === 'atom' ? VARIANTS.find(v => v === node.value) : undefined;
+    if (variant === undefined)
+      this._fail(node, 'for variant', expectedOneOf(nameOf(node), VARIANTS));
     return variant;
   }
 
   private _handlers(node: TermNode | undefined): string[] {
     if (node === undefined) return [...CONFIG_DEFAULTS.handlers];
-    if (node.kind !== 'list' || node.elements.length === 0) this._fail(node, 'for handlers', 'a non-empty list of handler names');
+    if (node.kind !== 'list' || node.elements.length === 0)
+      this._fail(node, 'for handlers', 'a non-empty list of handler names');
     const handlers: string[] = [];
     for (const item of node.elements) {
-      if (item.kind !== 'atom' || !(KNOWN_HANDLERS as readonly string[]).includes(item.value)) {
-        this._fail(item, 'for a handler', expectedOneOf(nameOf(item), KNOWN_HANDLERS));
+      if (
+        item.kind !== 'atom' ||
+        !(KNOWN_HANDLERS as readonly string[]).includes(item.value)
+      ) {
+        this._fail(
+          item,
+          'for a handler',
+          expectedOneOf(nameOf(item), KNOWN_HANDLERS)
+        );
       }
-      if (handlers.includes(item.value)) this._failAt(item, `${item.value} a second time`, 'each handler once');
+      if (handlers.includes(item.value))
+        this._failAt(item, `${item.value} a second time`, 'each handler once');
       handlers.push(item.value);
     }
     return handlers;
@@ -218,11 +362,19 @@ class TermListenerReader {
 
   /** `found <term> <context>, expected <expected>` at the node. */
   private _fail(node: TermNode, context: string, expected: string): never {
-    return this._failAt(node, context === '' ? render(node) : `${render(node)} ${context}`, expected);
+    return this._failAt(
+      node,
+      context === '' ? render(node) : `${render(node)} ${context}`,
+      expected
+    );
   }
 
   private _failAt(at: TermPosition, found: string, expected: string): never {
-    throw new ConfigError(this._file, placeOf(at), `found ${found}, expected ${expected}`);
+    throw new ConfigError(
+      this._file,
+      placeOf(at),
+      `found ${found}, expected ${expected}`
+    );
   }
 }
 
@@ -238,7 +390,10 @@ function isAtom(node: TermNode | undefined, name: string): boolean {
 /** Whether a `modules` entry is meant for us: it names service_api, or has no module. */
 function mentionsServiceApi(entry: TermNode): boolean {
   if (entry.kind !== 'tuple') return false;
-  return entry.elements.some((e) => isAtom(e, SERVICE_API)) || (entry.elements.length === 3 && entry.elements[2]!.kind === 'list');
+  return (
+    entry.elements.some(e => isAtom(e, SERVICE_API)) ||
+    (entry.elements.length === 3 && entry.elements[2]!.kind === 'list')
+  );
 }
 
 /** The text of an atom or string, to look for a typo in; empty for other terms. */
@@ -248,9 +403,11 @@ function nameOf(node: TermNode): string {
 
 /** `{127,0,0,1}` or an 8-part IPv6 tuple as an address literal; undefined for anything else. */
 function ipTupleToString(tuple: TupleNode): string | undefined {
-  const parts = tuple.elements.map((e) => (e.kind === 'integer' ? e.value : -1n));
-  if (parts.length === 4 && parts.every((p) => p >= 0n && p <= 255n)) return parts.join('.');
-  if (parts.length === 8 && parts.every((p) => p >= 0n && p <= 65535n)) return parts.map((p) => p.toString(16)).join(':');
+  const parts = tuple.elements.map(e => (e.kind === 'integer' ? e.value : -1n));
+  if (parts.length === 4 && parts.every(p => p >= 0n && p <= 255n))
+    return parts.join('.');
+  if (parts.length === 8 && parts.every(p => p >= 0n && p <= 65535n))
+    return parts.map(p => p.toString(16)).join(':');
   return undefined;
 }
 

@@ -54,7 +54,14 @@ export interface ListNode extends TermPosition {
 }
 
 /** Any term the parser accepts. */
-export type TermNode = AtomNode | StringNode | BinaryNode | IntegerNode | FloatNode | TupleNode | ListNode;
+export type TermNode =
+  | AtomNode
+  | StringNode
+  | BinaryNode
+  | IntegerNode
+  | FloatNode
+  | TupleNode
+  | ListNode;
 
 /** How deeply tuples and lists may nest before the parser gives up. */
 export const MAX_TERM_DEPTH = 100;
@@ -64,14 +71,50 @@ export const MAX_TERM_DEPTH = 100;
  * https://www.erlang.org/doc/system/reserved_words.html
  */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'after', 'and', 'andalso', 'band', 'begin', 'bnot', 'bor', 'bsl', 'bsr', 'bxor', 'case', 'catch',
-  'cond', 'div', 'else', 'end', 'fun', 'if', 'let', 'maybe', 'not', 'of', 'or', 'orelse', 'receive',
-  'rem', 'try', 'when', 'xor',
+  'after',
+  'and',
+  'andalso',
+  'band',
+  'begin',
+  'bnot',
+  'bor',
+  'bsl',
+  'bsr',
+  'bxor',
+  'case',
+  'catch',
+  'cond',
+  'div',
+  'else',
+  'end',
+  'fun',
+  'if',
+  'let',
+  'maybe',
+  'not',
+  'of',
+  'or',
+  'orelse',
+  'receive',
+  'rem',
+  'try',
+  'when',
+  'xor',
 ]);
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  b: '\b', d: '\x7f', e: '\x1b', f: '\f', n: '\n', r: '\r', s: ' ', t: '\t', v: '\v',
-  '\\': '\\', "'": "'", '"': '"',
+  b: '\b',
+  d: '\x7f',
+  e: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  s: ' ',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
 };
 
 const ATOM_START = /[a-z]/;
@@ -85,7 +128,11 @@ const CONTROL_LETTER = /[A-Za-z]/;
 /** For each base from 2 to 36, a pattern matching one of its digits (either case). */
 const BASE_DIGITS: readonly RegExp[] = Array.from(
   { length: 37 },
-  (_, base) => new RegExp(`[${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, Math.max(base, 1))}]`, 'i'),
+  (_, base) =>
+    new RegExp(
+      `[${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, Math.max(base, 1))}]`,
+      'i'
+    )
 );
 
 /**
@@ -107,7 +154,7 @@ class TermReader {
 
   constructor(
     private readonly _text: string,
-    private readonly _file: string,
+    private readonly _file: string
   ) {}
 
   readAll(): TermNode[] {
@@ -118,11 +165,15 @@ class TermReader {
     while (!this._atEnd()) {
       terms.push(this._readTerm());
       this._skipSpace();
-      if (this._peek() !== '.') this._fail(this._describeHere(), '. to end the term');
+      if (this._peek() !== '.')
+        this._fail(this._describeHere(), '. to end the term');
       this._advance();
       const after = this._peek();
       if (after !== '' && after !== '%' && !WHITESPACE.test(after)) {
-        this._fail(this._describeHere(), 'whitespace or end of file after the full stop');
+        this._fail(
+          this._describeHere(),
+          'whitespace or end of file after the full stop'
+        );
       }
       this._skipSpace();
     }
@@ -132,23 +183,42 @@ class TermReader {
   private _readTerm(): TermNode {
     const start = this._position();
     const c = this._peek();
-    if (c === '{') return { kind: 'tuple', elements: this._readElements('{', '}'), ...start };
-    if (c === '[') return { kind: 'list', elements: this._readElements('[', ']'), ...start };
-    if (c === '"') return { kind: 'string', value: this._readStrings(), ...start };
-    if (c === "'") return { kind: 'atom', value: this._readQuoted("'", 'quoted atom'), ...start };
-    if (c === '<' && this._peek(1) === '<') return { kind: 'binary', value: this._readBinary(), ...start };
-    if (c === '$') return { kind: 'integer', value: this._readCharacter(), ...start };
+    if (c === '{')
+      return {
+        kind: 'tuple',
+        elements: this._readElements('{', '}'),
+        ...start,
+      };
+    if (c === '[')
+      return { kind: 'list', elements: this._readElements('[', ']'), ...start };
+    if (c === '"')
+      return { kind: 'string', value: this._readStrings(), ...start };
+    if (c === "'")
+      return {
+        kind: 'atom',
+        value: this._readQuoted("'", 'quoted atom'),
+        ...start,
+      };
+    if (c === '<' && this._peek(1) === '<')
+      return { kind: 'binary', value: this._readBinary(), ...start };
+    if (c === '$')
+      return { kind: 'integer', value: this._readCharacter(), ...start };
     if (c === '-') {
       this._advance();
       this._skipSpace();
-      if (!DIGIT.test(this._peek())) this._fail(this._describeHere(), 'a number after -');
+      if (!DIGIT.test(this._peek()))
+        this._fail(this._describeHere(), 'a number after -');
       return this._negate(this._readNumber(this._position()), start);
     }
     if (DIGIT.test(c)) return this._readNumber(start);
     if (ATOM_START.test(c)) return this._readAtom(start);
     if (VARIABLE_START.test(c)) {
       const name = this._readName();
-      this._failAt(start, `variable ${name}`, `a term (write '${name}' for an atom or "${name}" for a string)`);
+      this._failAt(
+        start,
+        `variable ${name}`,
+        `a term (write '${name}' for an atom or "${name}" for a string)`
+      );
     }
     return this._fail(this._describeHere(), 'a term');
   }
@@ -156,7 +226,10 @@ class TermReader {
   private _readElements(open: string, close: string): TermNode[] {
     const opening = this._position();
     if (this._depth >= MAX_TERM_DEPTH) {
-      this._fail(`${open} nested ${MAX_TERM_DEPTH + 1} levels deep`, `at most ${MAX_TERM_DEPTH} levels of tuples and lists`);
+      this._fail(
+        `${open} nested ${MAX_TERM_DEPTH + 1} levels deep`,
+        `at most ${MAX_TERM_DEPTH} levels of tuples and lists`
+      );
     }
     this._depth++;
     this._advance();
@@ -177,9 +250,13 @@ class TermReader {
         continue;
       }
       if (c === close) break;
-      if (c === '|' && close === ']') this._fail('|', ', or ] (lists with a tail [H | T] are not supported)');
+      if (c === '|' && close === ']')
+        this._fail('|', ', or ] (lists with a tail [H | T] are not supported)');
       if (c === '') {
-        this._fail('end of file', `, or ${close} to close the ${open} opened at line ${opening.line}, column ${opening.column}`);
+        this._fail(
+          'end of file',
+          `, or ${close} to close the ${open} opened at line ${opening.line}, column ${opening.column}`
+        );
       }
       this._fail(this._describeHere(), `, or ${close}`);
     }
@@ -213,12 +290,14 @@ class TermReader {
       return value;
     }
     for (;;) {
-      if (this._peek() !== '"') this._fail(this._describeHere(), 'a string in the binary');
+      if (this._peek() !== '"')
+        this._fail(this._describeHere(), 'a string in the binary');
       value += this._readStrings();
       this._skipSpace();
       if (this._peek() === '/') {
         this._advance();
-        if (this._describeHere() !== 'utf8') this._fail(this._describeHere(), 'utf8 after /');
+        if (this._describeHere() !== 'utf8')
+          this._fail(this._describeHere(), 'utf8 after /');
         this._readName();
         this._skipSpace();
       }
@@ -242,7 +321,10 @@ class TermReader {
     for (;;) {
       const c = this._peek();
       if (c === '') {
-        this._fail('end of file', `${quote} to close the ${what} opened at line ${opening.line}, column ${opening.column}`);
+        this._fail(
+          'end of file',
+          `${quote} to close the ${what} opened at line ${opening.line}, column ${opening.column}`
+        );
       }
       if (c === quote) {
         this._advance();
@@ -273,7 +355,8 @@ class TermReader {
     }
     if (OCTAL_DIGIT.test(c)) {
       let digits = '';
-      while (digits.length < 3 && OCTAL_DIGIT.test(this._peek())) digits += this._advance();
+      while (digits.length < 3 && OCTAL_DIGIT.test(this._peek()))
+        digits += this._advance();
       return String.fromCodePoint(parseInt(digits, 8));
     }
     if (c === 'x') {
@@ -282,11 +365,17 @@ class TermReader {
       if (this._peek() === '{') {
         this._advance();
         while (HEX_DIGIT.test(this._peek())) digits += this._advance();
-        if (digits === '' || this._peek() !== '}') this._fail(this._describeHere(), 'hexadecimal digits and } in \\x{...}');
+        if (digits === '' || this._peek() !== '}')
+          this._fail(
+            this._describeHere(),
+            'hexadecimal digits and } in \\x{...}'
+          );
         this._advance();
       } else {
-        while (digits.length < 2 && HEX_DIGIT.test(this._peek())) digits += this._advance();
-        if (digits.length < 2) this._fail(this._describeHere(), 'two hexadecimal digits after \\x');
+        while (digits.length < 2 && HEX_DIGIT.test(this._peek()))
+          digits += this._advance();
+        if (digits.length < 2)
+          this._fail(this._describeHere(), 'two hexadecimal digits after \\x');
       }
       const code = parseInt(digits, 16);
       if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
@@ -297,22 +386,32 @@ class TermReader {
     if (c === '^') {
       this._advance();
       const letter = this._peek();
-      if (!CONTROL_LETTER.test(letter)) this._fail(this._describeHere(), 'a letter after \\^');
+      if (!CONTROL_LETTER.test(letter))
+        this._fail(this._describeHere(), 'a letter after \\^');
       this._advance();
       return String.fromCharCode(letter.charCodeAt(0) & 31);
     }
-    return this._failAt(start, `\\${this._describeCharacterHere()}`, 'an escape sequence such as \\n, \\t, \\s, \\", \\\\ or \\x{41}');
+    return this._failAt(
+      start,
+      `\\${this._describeCharacterHere()}`,
+      'an escape sequence such as \\n, \\t, \\s, \\", \\\\ or \\x{41}'
+    );
   }
 
   private _readNumber(start: TermPosition): IntegerNode | FloatNode {
     const digits = this._readDigits(DIGIT, 'a digit');
     if (this._peek() === '#') {
       const base = Number(digits);
-      if (base < 2 || base > 36) this._failAt(start, `base ${digits}`, 'a base from 2 to 36 before #');
+      if (base < 2 || base > 36)
+        this._failAt(start, `base ${digits}`, 'a base from 2 to 36 before #');
       this._advance();
-      const based = this._readDigits(BASE_DIGITS[base]!, `a base ${base} digit`);
+      const based = this._readDigits(
+        BASE_DIGITS[base]!,
+        `a base ${base} digit`
+      );
       let value = 0n;
-      for (const d of based) value = value * BigInt(base) + BigInt(parseInt(d, 36));
+      for (const d of based)
+        value = value * BigInt(base) + BigInt(parseInt(d, 36));
       return { kind: 'integer', value, ...start };
     }
     if (this._peek() === '.' && DIGIT.test(this._peek(1))) {
@@ -327,7 +426,12 @@ class TermReader {
         text += this._readDigits(DIGIT, 'a digit in the exponent');
       }
       const value = Number(text);
-      if (!Number.isFinite(value)) this._failAt(start, `the float ${text}`, 'a float within the range of a double');
+      if (!Number.isFinite(value))
+        this._failAt(
+          start,
+          `the float ${text}`,
+          'a float within the range of a double'
+        );
       return { kind: 'float', value, ...start };
     }
     return { kind: 'integer', value: BigInt(digits), ...start };
@@ -349,7 +453,10 @@ class TermReader {
     }
   }
 
-  private _negate(node: IntegerNode | FloatNode, start: TermPosition): IntegerNode | FloatNode {
+  private _negate(
+    node: IntegerNode | FloatNode,
+    start: TermPosition
+  ): IntegerNode | FloatNode {
     return node.kind === 'integer'
       ? { kind: 'integer', value: -node.value, ...start }
       : { kind: 'float', value: -node.value, ...start };
@@ -357,7 +464,12 @@ class TermReader {
 
   private _readAtom(start: TermPosition): AtomNode {
     const name = this._readName();
-    if (RESERVED_WORDS.has(name)) this._failAt(start, `reserved word ${name}`, `a term (write '${name}' for an atom)`);
+    if (RESERVED_WORDS.has(name))
+      this._failAt(
+        start,
+        `reserved word ${name}`,
+        `a term (write '${name}' for an atom)`
+      );
     return { kind: 'atom', value: name, ...start };
   }
 
@@ -430,7 +542,11 @@ class TermReader {
   }
 
   private _describeCharacterHere(): string {
-    return this._atEnd() ? 'end of file' : describeCharacter(String.fromCodePoint(this._text.codePointAt(this._index)!));
+    return this._atEnd()
+      ? 'end of file'
+      : describeCharacter(
+          String.fromCodePoint(this._text.codePointAt(this._index)!)
+        );
   }
 
   private _fail(found: string, expected: string): never {
@@ -438,14 +554,23 @@ class TermReader {
   }
 
   private _failAt(at: TermPosition, found: string, expected: string): never {
-    throw new ConfigError(this._file, `line ${at.line}, column ${at.column}`, `found ${found}, expected ${expected}`);
+    throw new ConfigError(
+      this._file,
+      `line ${at.line}, column ${at.column}`,
+      `found ${found}, expected ${expected}`
+    );
   }
 }
 
 /** A character as it may be shown in a message: itself when printable, else `U+XXXX`. */
 function describeCharacter(c: string): string {
   const code = c.codePointAt(0)!;
-  if (code < 0x21 || (code >= 0x7f && code <= 0xa0) || (code >= 0xd800 && code <= 0xdfff) || code === 0xfeff) {
+  if (
+    code < 0x21 ||
+    (code >= 0x7f && code <= 0xa0) ||
+    (code >= 0xd800 && code <= 0xdfff) ||
+    code === 0xfeff
+  ) {
     return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   }
   return c;

@@ -7,7 +7,10 @@ import { RESERVED_WORDS, type TermNode } from './termParser';
 const UNQUOTED_ATOM = /^[a-z][A-Za-z0-9_@]*$/;
 
 const ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\\\', '\n': '\\n', '\t': '\\t', '\r': '\\r',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\t': '\\t',
+  '\r': '\\r',
 };
 
 /**
@@ -35,7 +38,9 @@ export function printTerm(node: TermNode): string {
 
 /** An atom, quoted when Erlang would not read it unquoted. */
 export function printAtom(name: string): string {
-  return UNQUOTED_ATOM.test(name) && !RESERVED_WORDS.has(name) ? name : quote(name, "'");
+  return UNQUOTED_ATOM.test(name) && !RESERVED_WORDS.has(name)
+    ? name
+    : quote(name, "'");
 }
 
 /** A finite float in Erlang syntax, which always has a digit on both sides of the point. */
@@ -52,7 +57,8 @@ function quote(text: string, mark: '"' | "'"): string {
     const code = c.codePointAt(0)!;
     if (c === mark) out += `\\${mark}`;
     else if (ESCAPES[c] !== undefined) out += ESCAPES[c];
-    else if (code < 0x20 || code === 0x7f) out += `\\x{${code.toString(16).toUpperCase()}}`;
+    else if (code < 0x20 || code === 0x7f)
+      out += `\\x{${code.toString(16).toUpperCase()}}`;
     else out += c;
   }
   return out + mark;

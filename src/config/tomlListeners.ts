@@ -4,7 +4,9 @@
  * is left to the messaging server.
  */
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
-import type { TomlTable, TomlValue } from 'smol-toml' with { 'resolution-mode': 'import' };
+import type { TomlTable, TomlValue } from 'smol-toml' with {
+  'resolution-mode': 'import',
+};
 import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
@@ -21,14 +23,26 @@ import {
   shorten,
   TLS_NOT_SUPPORTED,
 } from './listenerRules';
-import { CONFIG_DEFAULTS, KNOWN_HANDLERS, type HandlerGroupConfig, type ListenerConfig } from './types';
+import {
+  CONFIG_DEFAULTS,
+  KNOWN_HANDLERS,
+  type HandlerGroupConfig,
+  type ListenerConfig,
+} from './types';
 
 // smol-toml ships a CommonJS build (dist/index.cjs), but its types are declared for ESM
 // only, so a static import does not type-check in this CommonJS package.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 const { parse, TomlDate, TomlError } = require('smol-toml') as typeof SmolToml;
 
 /** Listener keys this package reads. */
-const LISTENER_KEYS = ['port', 'ip_address', 'ip_version', 'transport', 'handlers'];
+const LISTENER_KEYS = [
+  'port',
+  'ip_address',
+  'ip_version',
+  'transport',
+  'handlers',
+];
 /** Listener keys the original accepted that mean nothing here: accepted, not read. */
 const IGNORED_LISTENER_KEYS = ['proto', 'hibernate_after', 'protocol'];
 const TRANSPORT_KEYS = ['num_acceptors', 'max_connections'];
@@ -43,7 +57,10 @@ const ERROR_PREFIX = /^Invalid TOML document: /;
  * @throws ConfigError on a TOML syntax error (with line and column) or an invalid setting
  *   (with its key path, e.g. `listen.http[0].port`)
  */
-export function readTomlListeners(text: string, file: string): ListenerConfig[] {
+export function readTomlListeners(
+  text: string,
+  file: string
+): ListenerConfig[] {
   return new TomlListenerReader(file).read(parseToml(text, file));
 }
 
@@ -53,7 +70,11 @@ function parseToml(text: string, file: string): TomlTable {
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     const reason = error.message.split('\n', 1)[0]!.replace(ERROR_PREFIX, '');
-    throw new ConfigError(file, `line ${error.line}, column ${error.column}`, `found invalid TOML (${reason}), expected valid TOML syntax`);
+    throw new ConfigError(
+      file,
+      `line ${error.line}, column ${error.column}`,
+      `found invalid TOML (${reason}), expected valid TOML syntax`
+    );
   }
 }
 
@@ -73,7 +94,8 @@ class TomlListenerReader {
     }
     const listeners: ListenerConfig[] = [];
     http.forEach((entry, index) => {
-      if (isTable(entry) && hasServiceApi(entry)) listeners.push(this._readListener(entry, `listen.http[${index}]`));
+      if (isTable(entry) && hasServiceApi(entry))
+        listeners.push(this._readListener(entry, `listen.http[${index}]`));
     });
     checkUniqueAddresses(listeners, this._file);
     return listeners;
@@ -81,11 +103,22 @@ class TomlListenerReader {
 
   private _readListener(table: TomlTable, place: string): ListenerConfig {
     if (table['tls'] !== undefined) {
-      this._fail(`${place}.tls`, table['tls'], `no TLS settings: ${TLS_NOT_SUPPORTED}`);
+      this._fail(
+        `${place}.tls`,
+        table['tls'],
+        `no TLS settings: ${TLS_NOT_SUPPORTED}`
+      );
     }
     this._checkKeys(table, place, LISTENER_KEYS, IGNORED_LISTENER_KEYS);
 
-    const port = this._integer(table, place, 'port', isPort, EXPECTED.port, undefined);
+    const port = this._integer(
+      table,
+      place,
+      'port',
+      isPort,
+      EXPECTED.port,
+      undefined
+    );
     const ipAddress = this._ipAddress(table, place);
     const ipVersion = this._ipVersion(table, place, ipAddress);
 
@@ -96,11 +129,25 @@ class TomlListenerReader {
       const transportPlace = `${place}.transport`;
       if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
       this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
-      numAcceptors = this._integer(transport, transportPlace, 'num_acceptors', isPositiveCount, EXPECTED.positiveInteger, numAcceptors);
+      numAcceptors = this._integer(
+        transport,
+        transportPlace,
+        'num_acceptors',
+        isPositiveCount,
+        EXPECTED.positiveInteger,
+        numAcceptors
+      );
       maxConnections =
         transport['max_connections'] === 'infinity'
           ? Infinity
-          : this._integer(transport, transportPlace, 'max_connections', isPositiveCount, `${EXPECTED.positiveInteger} or "infinity"`, maxConnections);
+          : this._integer(
+              transport,
+              transportPlace,
+              'max_connections',
+              isPositiveCount,
+              `${EXPECTED.positiveInteger} or "infinity"`,
+              maxConnections
+            );
     }
 
     const listener: ListenerConfig = {
@@ -109,7 +156,10 @@ class TomlListenerReader {
       ipVersion,
       numAcceptors,
       maxConnections,
-      handlerGroups: this._readGroups((table['handlers'] as TomlTable)['service_api'], `${place}.handlers.service_api`),
+      handlerGroups: this._readGroups(
+        (table['handlers'] as TomlTable)['service_api'],
+        `${place}.handlers.service_api`
+      ),
       place,
     };
     checkUniqueGroups(listener, this._file);
@@ -119,35 +169,63 @@ class TomlListenerReader {
   private _ipAddress(table: TomlTable, place: string): string | undefined {
     const value = table['ip_address'];
     if (value === undefined) return undefined;
-    if (typeof value !== 'string' || ipVersionOf(value) === 0) this._fail(`${place}.ip_address`, value, EXPECTED.ipAddress);
+    if (typeof value !== 'string' || ipVersionOf(value) === 0)
+      this._fail(`${place}.ip_address`, value, EXPECTED.ipAddress);
     return value;
   }
 
-  private _ipVersion(table: TomlTable, place: string, ipAddress: string | undefined): 4 | 6 {
+  private _ipVersion(
+    table: TomlTable,
+    place: string,
+    ipAddress: string | undefined
+  ): 4 | 6 {
     const value = table['ip_version'];
-    const addressVersion = ipAddress === undefined ? undefined : (ipVersionOf(ipAddress) as 4 | 6);
+    const addressVersion =
+      ipAddress === undefined ? undefined : (ipVersionOf(ipAddress) as 4 | 6);
     if (value === undefined) return addressVersion ?? CONFIG_DEFAULTS.ipVersion;
-    if (value !== 4n && value !== 6n) this._fail(`${place}.ip_version`, value, EXPECTED.ipVersion);
+    if (value !== 4n && value !== 6n)
+      this._fail(`${place}.ip_version`, value, EXPECTED.ipVersion);
     const version = Number(value) as 4 | 6;
     if (addressVersion !== undefined && addressVersion !== version) {
-      this._fail(`${place}.ip_version`, value, `${addressVersion} to match ip_address ${JSON.stringify(ipAddress)}`);
+      this._fail(
+        `${place}.ip_version`,
+        value,
+        `${addressVersion} to match ip_address ${JSON.stringify(ipAddress)}`
+      );
     }
     return version;
   }
 
-  private _readGroups(value: TomlValue | undefined, place: string): HandlerGroupConfig[] {
-    if (!Array.isArray(value)) this._fail(place, value, 'an array of tables ([[listen.http.handlers.service_api]])');
-    if (value.length === 0) this._fail(place, value, 'at least one [[listen.http.handlers.service_api]] table');
-    return value.map((entry, index) => this._readGroup(entry, `${place}[${index}]`));
+  private _readGroups(
+    value: TomlValue | undefined,
+    place: string
+  ): HandlerGroupConfig[] {
+    if (!Array.isArray(value))
+      this._fail(
+        place,
+        value,
+        'an array of tables ([[listen.http.handlers.service_api]])'
+      );
+    if (value.length === 0)
+      this._fail(
+        place,
+        value,
+        'at least one [[listen.http.handlers.service_api]] table'
+      );
+    return value.map((entry, index) =>
+      this._readGroup(entry, `${place}[${index}]`)
+    );
   }
 
   private _readGroup(table: TomlValue, place: string): HandlerGroupConfig {
     if (!isTable(table)) this._fail(place, table, 'a table');
     this._checkKeys(table, place, GROUP_KEYS, []);
     const host = table['host'];
-    if (typeof host !== 'string' || !isHost(host)) this._fail(`${place}.host`, host, EXPECTED.host);
+    if (typeof host !== 'string' || !isHost(host))
+      this._fail(`${place}.host`, host, EXPECTED.host);
     const path = table['path'];
-    if (typeof path !== 'string' || !isPath(path)) this._fail(`${place}.path`, path, EXPECTED.path);
+    if (typeof path !== 'string' || !isPath(path))
+      this._fail(`${place}.path`, path, EXPECTED.path);
     return {
       host,
       path,
@@ -159,23 +237,40 @@ class TomlListenerReader {
 
   private _variant(value: TomlValue | undefined, place: string): Variant {
     if (value === undefined) return CONFIG_DEFAULTS.variant;
-    const variant = VARIANTS.find((v) => v === value);
+    const variant = VARIANTS.find(v => v === value);
     if (variant === undefined) {
-      this._fail(place, value, expectedOneOf(typeof value === 'string' ? value : '', VARIANTS, quoted));
+      this._fail(
+        place,
+        value,
+        expectedOneOf(typeof value === 'string' ? value : '', VARIANTS, quoted)
+      );
     }
     return variant;
   }
 
   private _handlers(value: TomlValue | undefined, place: string): string[] {
     if (value === undefined) return [...CONFIG_DEFAULTS.handlers];
-    if (!Array.isArray(value) || value.length === 0) this._fail(place, value, 'a non-empty array of handler names');
+    if (!Array.isArray(value) || value.length === 0)
+      this._fail(place, value, 'a non-empty array of handler names');
     const handlers: string[] = [];
     value.forEach((name, index) => {
       const itemPlace = `${place}[${index}]`;
-      if (typeof name !== 'string' || !(KNOWN_HANDLERS as readonly string[]).includes(name)) {
-        this._fail(itemPlace, name, expectedOneOf(typeof name === 'string' ? name : '', KNOWN_HANDLERS, quoted));
+      if (
+        typeof name !== 'string' ||
+        !(KNOWN_HANDLERS as readonly string[]).includes(name)
+      ) {
+        this._fail(
+          itemPlace,
+          name,
+          expectedOneOf(
+            typeof name === 'string' ? name : '',
+            KNOWN_HANDLERS,
+            quoted
+          )
+        );
       }
-      if (handlers.includes(name)) this._fail(itemPlace, name, 'each handler once', ' a second time');
+      if (handlers.includes(name))
+        this._fail(itemPlace, name, 'each handler once', ' a second time');
       handlers.push(name);
     });
     return handlers;
@@ -188,32 +283,51 @@ class TomlListenerReader {
     key: string,
     valid: (value: bigint) => boolean,
     expected: string,
-    fallback: number | undefined,
+    fallback: number | undefined
   ): number {
     const value = table[key];
     if (value === undefined && fallback !== undefined) return fallback;
-    if (typeof value !== 'bigint' || !valid(value)) this._fail(`${place}.${key}`, value, expected);
+    if (typeof value !== 'bigint' || !valid(value))
+      this._fail(`${place}.${key}`, value, expected);
     return Number(value);
   }
 
-  private _checkKeys(table: TomlTable, place: string, known: readonly string[], ignored: readonly string[]): void {
+  private _checkKeys(
+    table: TomlTable,
+    place: string,
+    known: readonly string[],
+    ignored: readonly string[]
+  ): void {
     for (const key of Object.keys(table)) {
       if (known.includes(key) || ignored.includes(key)) continue;
       throw new ConfigError(
         this._file,
         `${place}.${BARE_KEY.test(key) ? key : JSON.stringify(key)}`,
-        `found an unknown key, expected ${expectedOneOf(key, [...known, ...ignored])}`,
+        `found an unknown key, expected ${expectedOneOf(key, [...known, ...ignored])}`
       );
     }
   }
 
-  private _fail(place: string, found: TomlValue | undefined, expected: string, foundSuffix = ''): never {
-    throw new ConfigError(this._file, place, `found ${render(found)}${foundSuffix}, expected ${expected}`);
+  private _fail(
+    place: string,
+    found: TomlValue | undefined,
+    expected: string,
+    foundSuffix = ''
+  ): never {
+    throw new ConfigError(
+      this._file,
+      place,
+      `found ${render(found)}${foundSuffix}, expected ${expected}`
+    );
   }
 }
 
 function isTable(value: TomlValue | undefined): value is TomlTable {
-  return typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+  return (
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !(value instanceof Date)
+  );
 }
 
 function hasServiceApi(listener: TomlTable): boolean {
@@ -240,7 +354,9 @@ function renderValue(value: TomlValue): string {
     case 'number':
       if (Number.isNaN(value)) return 'nan';
       if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
-      return Number.isInteger(value) && Math.abs(value) < 1e21 ? value.toFixed(1) : String(value);
+      return Number.isInteger(value) && Math.abs(value) < 1e21
+        ? value.toFixed(1)
+        : String(value);
     default:
       if (value instanceof TomlDate) return value.toISOString();
       if (Array.isArray(value)) return `[${value.map(renderValue).join(',')}]`;

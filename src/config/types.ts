@@ -5,7 +5,10 @@
 import type { Variant } from '../attributes';
 
 /** Names of the handlers a handler group may list. */
-export const KNOWN_HANDLERS = ['service_api_metrics', 'service_api_users'] as const;
+export const KNOWN_HANDLERS = [
+  'service_api_metrics',
+  'service_api_users',
+] as const;
 
 /** The name of one known handler. */
 export type KnownHandler = (typeof KNOWN_HANDLERS)[number];

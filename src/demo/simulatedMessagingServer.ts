@@ -3,10 +3,18 @@
  * OpenTelemetry API the way a real server would, and traffic that keeps it moving.
  * Per-host-type instruments carry a `host_type` attribute; global ones carry none.
  */
-import type { Counter, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
+import type {
+  Counter,
+  Histogram,
+  Meter,
+  UpDownCounter,
+} from '@opentelemetry/api';
 
 /** The host types the demo serves. `test type` shows how a name with a space is served. */
-export const DEMO_HOST_TYPES: readonly string[] = Object.freeze(['localhost', 'test type']);
+export const DEMO_HOST_TYPES: readonly string[] = Object.freeze([
+  'localhost',
+  'test type',
+]);
 
 /** Per-host-type counters (spirals in the legacy API), by the original server's names. */
 const HOST_TYPE_COUNTERS = [
@@ -70,7 +78,7 @@ export interface SimulatedMessagingServerOptions {
  */
 export function startSimulatedMessagingServer(
   meter: Meter,
-  options: SimulatedMessagingServerOptions = {},
+  options: SimulatedMessagingServerOptions = {}
 ): SimulatedTraffic {
   const hostTypes = options.hostTypes ?? DEMO_HOST_TYPES;
   const stepMs = options.stepMs ?? 200;
@@ -78,21 +86,33 @@ export function startSimulatedMessagingServer(
   const startedAt = Date.now();
 
   const counters = Object.fromEntries(
-    HOST_TYPE_COUNTERS.map((name) => [name, meter.createCounter(name, { valueType: 0 })]),
+    HOST_TYPE_COUNTERS.map(name => [
+      name,
+      meter.createCounter(name, { valueType: 0 }),
+    ])
   ) as Record<HostTypeCounter, Counter>;
-  const sessionCount: UpDownCounter = meter.createUpDownCounter('sessionCount', {
-    description: 'Sessions open on this node, per host type',
-    valueType: 0,
-  });
+  const sessionCount: UpDownCounter = meter.createUpDownCounter(
+    'sessionCount',
+    {
+      description: 'Sessions open on this node, per host type',
+      valueType: 0,
+    }
+  );
   // `backends.auth` with an `operation` attribute is served as `backends.auth.authorize`.
   const authLatency: Histogram = meter.createHistogram('backends.auth', {
     description: 'Authentication backend latency',
     unit: 'us',
     valueType: 0,
   });
-  const stanzaSizeSent = meter.createHistogram('data.xmpp.sent.xml_stanza_size', { unit: 'By', valueType: 0 });
-  const stanzaSizeReceived = meter.createHistogram('data.xmpp.received.xml_stanza_size', { unit: 'By', valueType: 0 });
-  const states: HostTypeState[] = hostTypes.map((hostType) => ({
+  const stanzaSizeSent = meter.createHistogram(
+    'data.xmpp.sent.xml_stanza_size',
+    { unit: 'By', valueType: 0 }
+  );
+  const stanzaSizeReceived = meter.createHistogram(
+    'data.xmpp.received.xml_stanza_size',
+    { unit: 'By', valueType: 0 }
+  );
+  const states: HostTypeState[] = hostTypes.map(hostType => ({
     attributes: { host_type: hostType },
     authorizeAttributes: { host_type: hostType, operation: 'authorize' },
     sessions: 0,
@@ -100,31 +120,57 @@ export function startSimulatedMessagingServer(
   let uniqueUsers = 0;
   // The original registered every metric at startup: record zeros so they are listed at once.
   for (const state of states) {
-    for (const name of HOST_TYPE_COUNTERS) counters[name].add(0, state.attributes);
+    for (const name of HOST_TYPE_COUNTERS)
+      counters[name].add(0, state.attributes);
     sessionCount.add(0, state.attributes);
   }
 
-  meter.createObservableGauge('nodeSessionCount', { description: 'Sessions open on this node', valueType: 0 }).addCallback((result) => {
-    result.observe(states.reduce((sum, state) => sum + state.sessions, 0));
-  });
-  meter.createObservableGauge('totalSessionCount', { description: 'Sessions open in the cluster', valueType: 0 }).addCallback((result) => {
-    result.observe(states.reduce((sum, state) => sum + state.sessions, 0));
-  });
-  meter.createObservableGauge('uniqueSessionCount', { description: 'Distinct users online', valueType: 0 }).addCallback((result) => {
-    result.observe(uniqueUsers);
-  });
-  meter.createObservableGauge('nodeUpTime', { description: 'Seconds since the node started', unit: 's', valueType: 0 }).addCallback((result) => {
-    result.observe(Math.floor((Date.now() - startedAt) / 1000));
-  });
+  meter
+    .createObservableGauge('nodeSessionCount', {
+      description: 'Sessions open on this node',
+      valueType: 0,
+    })
+    .addCallback(result => {
+      result.observe(states.reduce((sum, state) => sum + state.sessions, 0));
+    });
+  meter
+    .createObservableGauge('totalSessionCount', {
+      description: 'Sessions open in the cluster',
+      valueType: 0,
+    })
+    .addCallback(result => {
+      result.observe(states.reduce((sum, state) => sum + state.sessions, 0));
+    });
+  meter
+    .createObservableGauge('uniqueSessionCount', {
+      description: 'Distinct users online',
+      valueType: 0,
+    })
+    .addCallback(result => {
+      result.observe(uniqueUsers);
+    });
+  meter
+    .createObservableGauge('nodeUpTime', {
+      description: 'Seconds since the node started',
+      unit: 's',
+      valueType: 0,
+    })
+    .addCallback(result => {
+      result.observe(Math.floor((Date.now() - startedAt) / 1000));
+    });
 
-  const count = (state: HostTypeState, name: HostTypeCounter, n = 1): void => counters[name].add(n, state.attributes);
+  const count = (state: HostTypeState, name: HostTypeCounter, n = 1): void =>
+    counters[name].add(n, state.attributes);
   const upTo = (n: number): number => Math.floor(random() * (n + 1));
 
   const step = (): void => {
     for (const state of states) {
       const logins = upTo(3);
       for (let i = 0; i < logins; i++) {
-        authLatency.record(200 + Math.floor(random() * random() * 20_000), state.authorizeAttributes);
+        authLatency.record(
+          200 + Math.floor(random() * random() * 20_000),
+          state.authorizeAttributes
+        );
         if (random() < 0.1) {
           count(state, 'sessionAuthFails');
           continue;
@@ -135,7 +181,10 @@ export function startSimulatedMessagingServer(
         state.sessions++;
         sessionCount.add(1, state.attributes);
       }
-      const logouts = Math.min(state.sessions, upTo(Math.ceil(state.sessions / 10)));
+      const logouts = Math.min(
+        state.sessions,
+        upTo(Math.ceil(state.sessions / 10))
+      );
       if (logouts > 0) {
         count(state, 'sessionLogouts', logouts);
         state.sessions -= logouts;
@@ -160,7 +209,10 @@ export function startSimulatedMessagingServer(
         count(state, random() < 0.5 ? 'xmppErrorMessage' : 'xmppErrorIq');
       }
     }
-    uniqueUsers = Math.max(0, Math.round(states.reduce((sum, state) => sum + state.sessions, 0) * 0.8));
+    uniqueUsers = Math.max(
+      0,
+      Math.round(states.reduce((sum, state) => sum + state.sessions, 0) * 0.8)
+    );
   };
 
   const timer = setInterval(step, stepMs);

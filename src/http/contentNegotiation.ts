@@ -29,15 +29,24 @@ function parseRange(text: string): MediaRange | undefined {
   const slash = mediaType.indexOf('/');
   if (slash < 0) return undefined;
   const type = mediaType.slice(0, slash).trim().toLowerCase();
-  const subtype = mediaType.slice(slash + 1).trim().toLowerCase();
-  if (!TOKEN.test(type) || !TOKEN.test(subtype) || (type === '*' && subtype !== '*')) return undefined;
+  const subtype = mediaType
+    .slice(slash + 1)
+    .trim()
+    .toLowerCase();
+  if (
+    !TOKEN.test(type) ||
+    !TOKEN.test(subtype) ||
+    (type === '*' && subtype !== '*')
+  )
+    return undefined;
   let q = 1;
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0) return undefined;
     const name = param.slice(0, eq).trim().toLowerCase();
     const value = param.slice(eq + 1).trim();
-    if (!TOKEN.test(name) || (!TOKEN.test(value) && !QUOTED.test(value))) return undefined;
+    if (!TOKEN.test(name) || (!TOKEN.test(value) && !QUOTED.test(value)))
+      return undefined;
     if (name === 'q') {
       if (!QVALUE.test(value)) return undefined;
       q = Number(value);
@@ -85,7 +94,11 @@ export function negotiate(accept: string | undefined): Negotiation {
         q = range.q;
       }
     }
-    if (matched > 0 && q > 0 && (q > bestQ || (q === bestQ && matched > bestSpecificity))) {
+    if (
+      matched > 0 &&
+      q > 0 &&
+      (q > bestQ || (q === bestQ && matched > bestSpecificity))
+    ) {
       best = format;
       bestQ = q;
       bestSpecificity = matched;

@@ -1,4 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteOptions,
+} from 'fastify';
 import { VARIANTS, type Variant } from '../attributes';
 import { negotiate, type LegacyFormat } from './contentNegotiation';
 import { InvalidOptionError } from '../errors';
@@ -31,7 +36,10 @@ export interface LegacyMetricsApiOptions {
 export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
 /** Methods the original answered with 405; every other method not allowed gets 501. */
 const NOT_ALLOWED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const SERIALIZERS: Record<'json' | 'xml', LegacySerializer> = { json: jsonSerializer, xml: xmlSerializer };
+const SERIALIZERS: Record<'json' | 'xml', LegacySerializer> = {
+  json: jsonSerializer,
+  xml: xmlSerializer,
+};
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /**
  * The most Accept headers, and the most URLs per snapshot and format, whose outcome a plugin
@@ -46,10 +54,18 @@ export function hostMatcher(host: string): RegExp | undefined {
   if (host === '_') return undefined;
   const lower = host.toLowerCase();
   const names = LOOPBACK_NAMES.includes(lower) ? LOOPBACK_NAMES : [lower];
-  return new RegExp(`^(?:${names.map((n) => n.replace(REGEX_SPECIALS, '\\$&')).join('|')})(?::\\d+)?$`, 'i');
+  return new RegExp(
+    `^(?:${names.map(n => n.replace(REGEX_SPECIALS, '\\$&')).join('|')})(?::\\d+)?$`,
+    'i'
+  );
 }
 
-function sendError(reply: FastifyReply, status: number, code: string, message: string): void {
+function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string
+): void {
   void reply
     .code(status)
     .header('content-type', jsonSerializer.contentType)
@@ -60,7 +76,10 @@ function sendError(reply: FastifyReply, status: number, code: string, message: s
  * Splits the path below the prefix into percent-decoded segments. A trailing slash is ignored;
  * an empty inner segment (`//`) gives undefined (404), malformed percent-encoding null (400).
  */
-export function pathSegments(url: string, prefixLength: number): string[] | undefined | null {
+export function pathSegments(
+  url: string,
+  prefixLength: number
+): string[] | undefined | null {
   const queryAt = url.indexOf('?');
   const path = (queryAt < 0 ? url : url.slice(0, queryAt)).slice(prefixLength);
   if (path === '' || path === '/') return [];
@@ -85,21 +104,39 @@ export function pathSegments(url: string, prefixLength: number): string[] | unde
  * API: register it with a `prefix` (usually `/api`) and the API lives at `<prefix>/metrics`.
  * Not wrapped in fastify-plugin, so that `prefix` applies.
  */
-export async function legacyMetricsApi(fastify: FastifyInstance, options: LegacyMetricsApiOptions): Promise<void> {
-  const { reader, variant = 'host_type', host = '_' } = options ?? ({} as LegacyMetricsApiOptions);
+export async function legacyMetricsApi(
+  fastify: FastifyInstance,
+  options: LegacyMetricsApiOptions
+): Promise<void> {
+  const {
+    reader,
+    variant = 'host_type',
+    host = '_',
+  } = options ?? ({} as LegacyMetricsApiOptions);
   if (!(reader instanceof LegacyMetricsReader)) {
-    throw new InvalidOptionError(`legacyMetricsApi: reader must be a LegacyMetricsReader (got ${typeof reader})`);
+    throw new InvalidOptionError(
+      `legacyMetricsApi: reader must be a LegacyMetricsReader (got ${typeof reader})`
+    );
   }
   if (!VARIANTS.includes(variant)) {
-    throw new InvalidOptionError(`legacyMetricsApi: variant must be "host_type" or "host" (got ${JSON.stringify(variant)})`);
+    throw new InvalidOptionError(
+      `legacyMetricsApi: variant must be "host_type" or "host" (got ${JSON.stringify(variant)})`
+    );
   }
   if (typeof host !== 'string' || host === '') {
-    throw new InvalidOptionError(`legacyMetricsApi: host must be a non-empty string (got ${JSON.stringify(host)})`);
+    throw new InvalidOptionError(
+      `legacyMetricsApi: host must be a non-empty string (got ${JSON.stringify(host)})`
+    );
   }
   const prefixLength = fastify.prefix.length;
 
-  const negotiated = new Map<string | undefined, ReturnType<typeof negotiate>>();
-  const negotiateMemo = (accept: string | undefined): ReturnType<typeof negotiate> => {
+  const negotiated = new Map<
+    string | undefined,
+    ReturnType<typeof negotiate>
+  >();
+  const negotiateMemo = (
+    accept: string | undefined
+  ): ReturnType<typeof negotiate> => {
     let format = negotiated.get(accept);
     if (format === undefined) {
       format = negotiate(accept);
@@ -110,7 +147,10 @@ export async function legacyMetricsApi(fastify: FastifyInstance, options: Legacy
   // The responses of the current snapshot by URL, per format: the snapshot already serializes each
   // body once; this also spares parsing the path and building the snapshot's cache key.
   let memoSnapshot: Snapshot | undefined;
-  const memo: Record<LegacyFormat, Map<string, LegacyResponse>> = { json: new Map(), xml: new Map() };
+  const memo: Record<LegacyFormat, Map<string, LegacyResponse>> = {
+    json: new Map(),
+    xml: new Map(),
+  };
 
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
     const method = request.method;
@@ -121,9 +161,19 @@ export async function legacyMetricsApi(fastify: FastifyInstance, options: Legacy
     if (method !== 'GET' && method !== 'HEAD') {
       if (NOT_ALLOWED_METHODS.has(method)) {
         reply.header('allow', ALLOWED_METHODS);
-        sendError(reply, 405, 'method_not_allowed', `${method} is not allowed; allowed: ${ALLOWED_METHODS}`);
+        sendError(
+          reply,
+          405,
+          'method_not_allowed',
+          `${method} is not allowed; allowed: ${ALLOWED_METHODS}`
+        );
       } else {
-        sendError(reply, 501, 'not_implemented', `${method} is not implemented`);
+        sendError(
+          reply,
+          501,
+          'not_implemented',
+          `${method} is not implemented`
+        );
       }
       return;
     }
@@ -148,14 +198,25 @@ export async function legacyMetricsApi(fastify: FastifyInstance, options: Legacy
     if (response === undefined) {
       const segments = pathSegments(url, prefixLength);
       if (segments === null) {
-        sendError(reply, 400, 'bad_request', 'malformed percent-encoding in the path');
+        sendError(
+          reply,
+          400,
+          'bad_request',
+          'malformed percent-encoding in the path'
+        );
         return;
       }
       if (segments === undefined) {
-        response = { status: 404, body: Buffer.from(serializer.error('not_found', 'empty path segment')) };
+        response = {
+          status: 404,
+          body: Buffer.from(
+            serializer.error('not_found', 'empty path segment')
+          ),
+        };
       } else {
         response = snapshot.respond(variant, segments, serializer);
-        if (response.status === 200 && memo[format].size < MEMO_LIMIT) memo[format].set(url, response);
+        if (response.status === 200 && memo[format].size < MEMO_LIMIT)
+          memo[format].set(url, response);
       }
     }
     void reply

@@ -14,7 +14,18 @@ export interface LegacyMount {
 }
 
 /** WebDAV and other registered methods the original's router knew of: they get 501, not 404. */
-const EXTRA_METHODS = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'LINK', 'UNLINK'];
+const EXTRA_METHODS = [
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+  'SEARCH',
+  'LINK',
+  'UNLINK',
+];
 
 /**
  * A standalone fastify app serving the legacy API at each mount. Requests that match no mount
@@ -23,7 +34,7 @@ const EXTRA_METHODS = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK',
 export function createLegacyMetricsApp(
   reader: LegacyMetricsReader,
   mounts: readonly LegacyMount[],
-  options: { maxConnections?: number } = {},
+  options: { maxConnections?: number } = {}
 ): FastifyInstance {
   const app = Fastify({ logger: false, forceCloseConnections: true });
   for (const method of EXTRA_METHODS) {
@@ -32,7 +43,12 @@ export function createLegacyMetricsApp(
   for (const mount of mounts) {
     // fastify keeps a prefix of `/` as is, which would double the slash before `metrics`.
     const prefix = mount.path === '/' ? '' : mount.path;
-    void app.register(legacyMetricsApi, { reader, variant: mount.variant, host: mount.host, prefix });
+    void app.register(legacyMetricsApi, {
+      reader,
+      variant: mount.variant,
+      host: mount.host,
+      prefix,
+    });
   }
   app.setNotFoundHandler((request, reply) => {
     const standard = !EXTRA_METHODS.includes(request.method);
@@ -44,7 +60,10 @@ export function createLegacyMetricsApp(
       .header('content-type', jsonSerializer.contentType)
       .send(Buffer.from(jsonSerializer.error(code, message)));
   });
-  if (options.maxConnections !== undefined && Number.isFinite(options.maxConnections)) {
+  if (
+    options.maxConnections !== undefined &&
+    Number.isFinite(options.maxConnections)
+  ) {
     // Node closes sockets beyond the cap at once; the connections already open are unaffected.
     app.server.maxConnections = options.maxConnections;
   }

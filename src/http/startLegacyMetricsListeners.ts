@@ -57,7 +57,9 @@ export interface LegacyMetricsListeners {
  * The address a listener binds: the file's `ip_address`, or loopback of its IP version. The
  * original bound every interface by default; the API has no authentication, so this does not.
  */
-export function listenerAddress(listener: Pick<ListenerConfig, 'ipAddress' | 'ipVersion'>): string {
+export function listenerAddress(
+  listener: Pick<ListenerConfig, 'ipAddress' | 'ipVersion'>
+): string {
   return listener.ipAddress ?? (listener.ipVersion === 6 ? '::1' : '127.0.0.1');
 }
 
@@ -85,28 +87,45 @@ export function servesMetrics(group: { handlers: readonly string[] }): boolean {
 export async function startLegacyMetricsListeners(
   reader: LegacyMetricsReader,
   listeners: readonly ListenerConfig[],
-  options: LegacyMetricsListenersOptions = {},
+  options: LegacyMetricsListenersOptions = {}
 ): Promise<LegacyMetricsListeners> {
   validateListeners(listeners);
   const file = options.file;
   const apps: FastifyInstance[] = [];
   const running: RunningLegacyListener[] = [];
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => (closing ??= Promise.all(apps.map((app) => app.close())).then(() => undefined));
+  const close = (): Promise<void> =>
+    (closing ??= Promise.all(apps.map(app => app.close())).then(
+      () => undefined
+    ));
 
   try {
     for (const [index, listener] of listeners.entries()) {
       const groups = listener.handlerGroups
         .filter(servesMetrics)
-        .map((group) => ({ ...group, path: validatePath(group.path, `${group.place}.path`) }));
-      const mounts: LegacyMount[] = groups.map(({ path, variant, host }) => ({ path, variant, host }));
-      const app = createLegacyMetricsApp(reader, mounts, { maxConnections: listener.maxConnections });
+        .map(group => ({
+          ...group,
+          path: validatePath(group.path, `${group.place}.path`),
+        }));
+      const mounts: LegacyMount[] = groups.map(({ path, variant, host }) => ({
+        path,
+        variant,
+        host,
+      }));
+      const app = createLegacyMetricsApp(reader, mounts, {
+        maxConnections: listener.maxConnections,
+      });
       apps.push(app);
       // Plugin option errors surface here, apart from the bind errors below.
       await app.ready();
       const place = listener.place ?? `listeners[${index}]`;
       const where = file === undefined ? place : `${file}: ${place}`;
-      const { address, port } = await listenApp(app, listenerAddress(listener), listener.port, where);
+      const { address, port } = await listenApp(
+        app,
+        listenerAddress(listener),
+        listener.port,
+        where
+      );
       const url = baseUrl(address, port);
       for (const group of groups) {
         running.push({
@@ -131,21 +150,36 @@ export async function startLegacyMetricsListeners(
 
 function validateListeners(listeners: readonly ListenerConfig[]): void {
   if (!Array.isArray(listeners)) {
-    throw new InvalidOptionError(`listeners must be an array of listener settings (got ${typeof listeners})`);
+    throw new InvalidOptionError(
+      `listeners must be an array of listener settings (got ${typeof listeners})`
+    );
   }
   listeners.forEach((listener, index) => {
     const port = (listener as Partial<ListenerConfig> | undefined)?.port;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new InvalidOptionError(`listeners[${index}].port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`);
+    if (
+      typeof port !== 'number' ||
+      !Number.isInteger(port) ||
+      port < 0 ||
+      port > 65535
+    ) {
+      throw new InvalidOptionError(
+        `listeners[${index}].port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`
+      );
     }
     const maxConnections = listener.maxConnections;
-    if (typeof maxConnections !== 'number' || !(maxConnections >= 1) || !(Number.isInteger(maxConnections) || maxConnections === Infinity)) {
+    if (
+      typeof maxConnections !== 'number' ||
+      !(maxConnections >= 1) ||
+      !(Number.isInteger(maxConnections) || maxConnections === Infinity)
+    ) {
       throw new InvalidOptionError(
-        `listeners[${index}].maxConnections must be a positive integer or Infinity (got ${JSON.stringify(maxConnections)})`,
+        `listeners[${index}].maxConnections must be a positive integer or Infinity (got ${JSON.stringify(maxConnections)})`
       );
     }
     if (!Array.isArray(listener.handlerGroups)) {
-      throw new InvalidOptionError(`listeners[${index}].handlerGroups must be an array (got ${typeof listener.handlerGroups})`);
+      throw new InvalidOptionError(
+        `listeners[${index}].handlerGroups must be an array (got ${typeof listener.handlerGroups})`
+      );
     }
   });
 }

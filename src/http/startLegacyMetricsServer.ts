@@ -29,7 +29,11 @@ export interface LegacyMetricsServer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SERVER_OPTIONS = Object.freeze({ host: '127.0.0.1', path: '/api', variant: 'host_type' as Variant });
+export const DEFAULT_SERVER_OPTIONS = Object.freeze({
+  host: '127.0.0.1',
+  path: '/api',
+  variant: 'host_type' as Variant,
+});
 
 const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -40,12 +44,16 @@ export function isLoopbackAddress(address: string): boolean {
 
 /** The base URL for a bound address and port. */
 export function baseUrl(address: string, port: number): string {
-  return isIP(address) === 6 ? `http://[${address}]:${port}` : `http://${address}:${port}`;
+  return isIP(address) === 6
+    ? `http://[${address}]:${port}`
+    : `http://${address}:${port}`;
 }
 
 export function validatePath(path: unknown, what: string): string {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new InvalidOptionError(`${what} must be a string starting with "/" (got ${JSON.stringify(path)})`);
+    throw new InvalidOptionError(
+      `${what} must be a string starting with "/" (got ${JSON.stringify(path)})`
+    );
   }
   // fastify prefixes carry no trailing slash.
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -56,7 +64,7 @@ export function warnIfExposed(address: string, port: number): void {
   if (isLoopbackAddress(address)) return;
   diag.warn(
     `legacy metrics API bound to ${address}:${port}: it has no authentication, so anyone who can reach ` +
-      'this address can read every metric; bind to loopback or restrict access with a firewall',
+      'this address can read every metric; bind to loopback or restrict access with a firewall'
   );
 }
 
@@ -73,16 +81,22 @@ export async function listenApp(
   app: FastifyInstance,
   host: string,
   port: number,
-  where: string,
+  where: string
 ): Promise<{ address: string; port: number }> {
   try {
     await app.listen({ port, host });
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ListenError(`${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(host, port)}: ${reason}`);
+    const reason =
+      (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ListenError(
+      `${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(host, port)}: ${reason}`
+    );
   }
   const address = app.server.address();
-  const bound = typeof address === 'object' && address !== null ? { address: address.address, port: address.port } : { address: host, port };
+  const bound =
+    typeof address === 'object' && address !== null
+      ? { address: address.address, port: address.port }
+      : { address: host, port };
   warnIfExposed(bound.address, bound.port);
   return bound;
 }
@@ -93,20 +107,32 @@ export async function listenApp(
  */
 export async function startLegacyMetricsServer(
   reader: LegacyMetricsReader,
-  options: LegacyMetricsServerOptions,
+  options: LegacyMetricsServerOptions
 ): Promise<LegacyMetricsServer> {
   const port = options?.port;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InvalidOptionError(`port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`);
+  if (
+    typeof port !== 'number' ||
+    !Number.isInteger(port) ||
+    port < 0 ||
+    port > 65535
+  ) {
+    throw new InvalidOptionError(
+      `port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`
+    );
   }
   const host = options.host ?? DEFAULT_SERVER_OPTIONS.host;
-  const path = validatePath(options.path ?? DEFAULT_SERVER_OPTIONS.path, 'path');
+  const path = validatePath(
+    options.path ?? DEFAULT_SERVER_OPTIONS.path,
+    'path'
+  );
   const variant = options.variant ?? DEFAULT_SERVER_OPTIONS.variant;
   const app = createLegacyMetricsApp(reader, [{ path, variant, host: '_' }]);
-  const bound = await listenApp(app, host, port, '').catch(async (error: unknown) => {
-    await app.close();
-    throw error;
-  });
+  const bound = await listenApp(app, host, port, '').catch(
+    async (error: unknown) => {
+      await app.close();
+      throw error;
+    }
+  );
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl(bound.address, bound.port),

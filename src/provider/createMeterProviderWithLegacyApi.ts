@@ -2,7 +2,12 @@ import { diag } from '@opentelemetry/api';
 import { OTLPMetricExporter as OTLPJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { defaultResource, detectResources, envDetector, type Resource } from '@opentelemetry/resources';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  type Resource,
+} from '@opentelemetry/resources';
 import {
   InstrumentType,
   MeterProvider,
@@ -10,7 +15,12 @@ import {
   type IMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { InvalidOptionError, ListenError } from '../errors';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
@@ -113,7 +123,11 @@ export interface MeterProviderWithLegacyApiOptions {
 
 /** The defaults of {@link MeterProviderWithLegacyApiOptions}, shared by the code, tests and examples. */
 export const DEFAULT_METER_PROVIDER_OPTIONS = Object.freeze({
-  prometheus: Object.freeze({ host: '127.0.0.1', port: 9464, endpoint: '/metrics' }),
+  prometheus: Object.freeze({
+    host: '127.0.0.1',
+    port: 9464,
+    endpoint: '/metrics',
+  }),
   otlp: Object.freeze({
     enabled: 'auto' as const,
     protocol: 'http/protobuf' as OtlpProtocol,
@@ -148,7 +162,13 @@ export interface MeterProviderWithLegacyApi {
 
 const OPTION_KEYS = new Set(['legacy', 'prometheus', 'otlp', 'resource']);
 const PROMETHEUS_KEYS = new Set(['app', 'host', 'port', 'endpoint']);
-const OTLP_KEYS = new Set(['enabled', 'url', 'protocol', 'exportIntervalMillis', 'exportTimeoutMillis']);
+const OTLP_KEYS = new Set([
+  'enabled',
+  'url',
+  'protocol',
+  'exportIntervalMillis',
+  'exportTimeoutMillis',
+]);
 const PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 const QUERY = /\?.*$/s;
 
@@ -163,16 +183,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function checkKeys(what: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
+function checkKeys(
+  what: string,
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>
+): void {
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) throw new InvalidOptionError(`unknown option ${what}${key}`);
+    if (!known.has(key))
+      throw new InvalidOptionError(`unknown option ${what}${key}`);
   }
 }
 
 function positiveInteger(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOptionError(`${name} must be a positive integer (got ${describe(value)})`);
+    throw new InvalidOptionError(
+      `${name} must be a positive integer (got ${describe(value)})`
+    );
   }
   return value;
 }
@@ -189,19 +216,25 @@ function millisFromEnv(name: string): number | undefined {
   if (raw === undefined) return undefined;
   const value = Number(raw);
   if (Number.isSafeInteger(value) && value > 0) return value;
-  diag.warn(`${name} must be a positive integer of milliseconds (got ${JSON.stringify(raw)}); using the default`);
+  diag.warn(
+    `${name} must be a positive integer of milliseconds (got ${JSON.stringify(raw)}); using the default`
+  );
   return undefined;
 }
 
 function protocolFromEnv(): OtlpProtocol | undefined {
-  for (const name of ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+  for (const name of [
+    'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL',
+    'OTEL_EXPORTER_OTLP_PROTOCOL',
+  ]) {
     const raw = fromEnv(name);
     if (raw === undefined) continue;
-    if ((PROTOCOLS as readonly string[]).includes(raw)) return raw as OtlpProtocol;
+    if ((PROTOCOLS as readonly string[]).includes(raw))
+      return raw as OtlpProtocol;
     // Falling back would post HTTP to what is most likely a gRPC port: refuse instead.
     throw new InvalidOptionError(
       `${name} must be "http/protobuf" or "http/json" (got ${JSON.stringify(raw)}); ` +
-        'for an OpenTelemetry Collector, use http/protobuf on its port 4318',
+        'for an OpenTelemetry Collector, use http/protobuf on its port 4318'
     );
   }
   return undefined;
@@ -233,33 +266,59 @@ function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
   const defaults = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
   if (value === undefined) return { app: undefined, ...defaults };
   if (!isPlainObject(value)) {
-    throw new InvalidOptionError(`prometheus must be an object or false (got ${describe(value)})`);
+    throw new InvalidOptionError(
+      `prometheus must be an object or false (got ${describe(value)})`
+    );
   }
   checkKeys('prometheus.', value, PROMETHEUS_KEYS);
   const { app, host, port, endpoint } = value;
   if (app !== undefined) {
     if (!isPlainObject(app) && typeof app !== 'function') {
-      throw new InvalidOptionError(`prometheus.app must be a fastify instance (got ${describe(app)})`);
+      throw new InvalidOptionError(
+        `prometheus.app must be a fastify instance (got ${describe(app)})`
+      );
     }
     if (typeof (app as { route?: unknown }).route !== 'function') {
-      throw new InvalidOptionError('prometheus.app must be a fastify instance (it has no route method)');
+      throw new InvalidOptionError(
+        'prometheus.app must be a fastify instance (it has no route method)'
+      );
     }
-    for (const [name, given] of [['host', host], ['port', port]] as const) {
+    for (const [name, given] of [
+      ['host', host],
+      ['port', port],
+    ] as const) {
       if (given !== undefined) {
         throw new InvalidOptionError(
-          `prometheus.${name} cannot be used with prometheus.app: the app's own listener serves the route`,
+          `prometheus.${name} cannot be used with prometheus.app: the app's own listener serves the route`
         );
       }
     }
   }
   if (host !== undefined && (typeof host !== 'string' || host === '')) {
-    throw new InvalidOptionError(`prometheus.host must be a non-empty string (got ${describe(host)})`);
+    throw new InvalidOptionError(
+      `prometheus.host must be a non-empty string (got ${describe(host)})`
+    );
   }
-  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)) {
-    throw new InvalidOptionError(`prometheus.port must be an integer from 0 to 65535 (got ${describe(port)})`);
+  if (
+    port !== undefined &&
+    (typeof port !== 'number' ||
+      !Number.isInteger(port) ||
+      port < 0 ||
+      port > 65535)
+  ) {
+    throw new InvalidOptionError(
+      `prometheus.port must be an integer from 0 to 65535 (got ${describe(port)})`
+    );
   }
-  if (endpoint !== undefined && (typeof endpoint !== 'string' || !endpoint.startsWith('/') || QUERY.test(endpoint))) {
-    throw new InvalidOptionError(`prometheus.endpoint must be a path starting with "/" (got ${describe(endpoint)})`);
+  if (
+    endpoint !== undefined &&
+    (typeof endpoint !== 'string' ||
+      !endpoint.startsWith('/') ||
+      QUERY.test(endpoint))
+  ) {
+    throw new InvalidOptionError(
+      `prometheus.endpoint must be a path starting with "/" (got ${describe(endpoint)})`
+    );
   }
   return {
     app: app as FastifyInstance | undefined,
@@ -271,26 +330,48 @@ function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
 
 function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
   if (value !== undefined && !isPlainObject(value)) {
-    const hint = typeof value === 'boolean' ? `; use { enabled: ${value} }` : '';
-    throw new InvalidOptionError(`otlp must be an object (got ${describe(value)})${hint}`);
+    const hint =
+      typeof value === 'boolean' ? `; use { enabled: ${value} }` : '';
+    throw new InvalidOptionError(
+      `otlp must be an object (got ${describe(value)})${hint}`
+    );
   }
   const options = value ?? {};
   checkKeys('otlp.', options, OTLP_KEYS);
-  const { enabled = DEFAULT_METER_PROVIDER_OPTIONS.otlp.enabled, url, protocol } = options;
+  const {
+    enabled = DEFAULT_METER_PROVIDER_OPTIONS.otlp.enabled,
+    url,
+    protocol,
+  } = options;
   if (enabled !== true && enabled !== false && enabled !== 'auto') {
-    throw new InvalidOptionError(`otlp.enabled must be true, false or "auto" (got ${describe(enabled)})`);
+    throw new InvalidOptionError(
+      `otlp.enabled must be true, false or "auto" (got ${describe(enabled)})`
+    );
   }
   if (url !== undefined && (typeof url !== 'string' || !URL.canParse(url))) {
-    throw new InvalidOptionError(`otlp.url must be an absolute URL (got ${describe(url)})`);
+    throw new InvalidOptionError(
+      `otlp.url must be an absolute URL (got ${describe(url)})`
+    );
   }
-  if (protocol !== undefined && !(PROTOCOLS as readonly unknown[]).includes(protocol)) {
-    throw new InvalidOptionError(`otlp.protocol must be "http/protobuf" or "http/json" (got ${describe(protocol)})`);
+  if (
+    protocol !== undefined &&
+    !(PROTOCOLS as readonly unknown[]).includes(protocol)
+  ) {
+    throw new InvalidOptionError(
+      `otlp.protocol must be "http/protobuf" or "http/json" (got ${describe(protocol)})`
+    );
   }
-  const interval = positiveInteger('otlp.exportIntervalMillis', options.exportIntervalMillis);
-  const timeout = positiveInteger('otlp.exportTimeoutMillis', options.exportTimeoutMillis);
+  const interval = positiveInteger(
+    'otlp.exportIntervalMillis',
+    options.exportIntervalMillis
+  );
+  const timeout = positiveInteger(
+    'otlp.exportTimeoutMillis',
+    options.exportTimeoutMillis
+  );
   if (interval !== undefined && timeout !== undefined && timeout > interval) {
     throw new InvalidOptionError(
-      `otlp.exportTimeoutMillis must not exceed otlp.exportIntervalMillis (got ${timeout} and ${interval})`,
+      `otlp.exportTimeoutMillis must not exceed otlp.exportIntervalMillis (got ${timeout} and ${interval})`
     );
   }
   const on =
@@ -301,11 +382,20 @@ function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
       : enabled;
   if (!on) return undefined;
   const defaults = DEFAULT_METER_PROVIDER_OPTIONS.otlp;
-  const exportIntervalMillis = interval ?? millisFromEnv('OTEL_METRIC_EXPORT_INTERVAL') ?? defaults.exportIntervalMillis;
-  const configuredTimeout = timeout ?? millisFromEnv('OTEL_METRIC_EXPORT_TIMEOUT') ?? defaults.exportTimeoutMillis;
+  const exportIntervalMillis =
+    interval ??
+    millisFromEnv('OTEL_METRIC_EXPORT_INTERVAL') ??
+    defaults.exportIntervalMillis;
+  const configuredTimeout =
+    timeout ??
+    millisFromEnv('OTEL_METRIC_EXPORT_TIMEOUT') ??
+    defaults.exportTimeoutMillis;
   return {
     url: url as string | undefined,
-    protocol: (protocol as OtlpProtocol | undefined) ?? protocolFromEnv() ?? defaults.protocol,
+    protocol:
+      (protocol as OtlpProtocol | undefined) ??
+      protocolFromEnv() ??
+      defaults.protocol,
     exportIntervalMillis,
     // The SDK requires timeout <= interval; a default or environment timeout follows a shorter interval.
     exportTimeoutMillis: Math.min(configuredTimeout, exportIntervalMillis),
@@ -313,14 +403,24 @@ function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
 }
 
 function resolveOptions(options: unknown): Resolved {
-  if (!isPlainObject(options)) throw new InvalidOptionError(`options must be an object (got ${describe(options)})`);
+  if (!isPlainObject(options))
+    throw new InvalidOptionError(
+      `options must be an object (got ${describe(options)})`
+    );
   checkKeys('', options, OPTION_KEYS);
   const { legacy, resource } = options;
   if (legacy !== undefined && !isPlainObject(legacy)) {
-    throw new InvalidOptionError(`legacy must be an object of LegacyMetricsReader options (got ${describe(legacy)})`);
+    throw new InvalidOptionError(
+      `legacy must be an object of LegacyMetricsReader options (got ${describe(legacy)})`
+    );
   }
-  if (resource !== undefined && !(isPlainObject(resource) && typeof resource.merge === 'function')) {
-    throw new InvalidOptionError(`resource must be a Resource from @opentelemetry/resources (got ${describe(resource)})`);
+  if (
+    resource !== undefined &&
+    !(isPlainObject(resource) && typeof resource.merge === 'function')
+  ) {
+    throw new InvalidOptionError(
+      `resource must be a Resource from @opentelemetry/resources (got ${describe(resource)})`
+    );
   }
   return {
     legacy: (legacy ?? {}) as LegacyMetricsReaderOptions,
@@ -346,15 +446,23 @@ class PrometheusExporterWithLimit extends PrometheusExporter {
   }
 }
 
-function createOtlpExporter(otlp: ResolvedOtlp): OTLPProtoMetricExporter | OTLPJsonMetricExporter {
+function createOtlpExporter(
+  otlp: ResolvedOtlp
+): OTLPProtoMetricExporter | OTLPJsonMetricExporter {
   const config = otlp.url === undefined ? {} : { url: otlp.url };
-  return otlp.protocol === 'http/json' ? new OTLPJsonMetricExporter(config) : new OTLPProtoMetricExporter(config);
+  return otlp.protocol === 'http/json'
+    ? new OTLPJsonMetricExporter(config)
+    : new OTLPProtoMetricExporter(config);
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      reject(new ListenError(`cannot listen on ${host}:${port} for Prometheus: ${error.code ?? error.message}`));
+      reject(
+        new ListenError(
+          `cannot listen on ${host}:${port} for Prometheus: ${error.code ?? error.message}`
+        )
+      );
     };
     server.once('error', onError);
     server.listen({ host, port }, () => {
@@ -365,7 +473,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 }
 
 function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     server.close(() => resolve());
     // Prometheus keeps its scrape connection alive: close it rather than wait for its timeout.
     server.closeAllConnections();
@@ -396,12 +504,16 @@ function closeServer(server: Server): Promise<void> {
  * ```
  */
 export async function createMeterProviderWithLegacyApi(
-  options: MeterProviderWithLegacyApiOptions = {},
+  options: MeterProviderWithLegacyApiOptions = {}
 ): Promise<MeterProviderWithLegacyApi> {
   const resolved = resolveOptions(options);
   const legacyReader = new LegacyMetricsReader(resolved.legacy);
-  const limit = (type: InstrumentType): number => legacyReader.selectCardinalityLimit(type);
-  const prometheusExporter = resolved.prometheus === undefined ? undefined : new PrometheusExporterWithLimit(limit);
+  const limit = (type: InstrumentType): number =>
+    legacyReader.selectCardinalityLimit(type);
+  const prometheusExporter =
+    resolved.prometheus === undefined
+      ? undefined
+      : new PrometheusExporterWithLimit(limit);
   const otlpReader =
     resolved.otlp === undefined
       ? undefined
@@ -421,10 +533,15 @@ export async function createMeterProviderWithLegacyApi(
   const meterProvider = new MeterProvider({ resource, readers });
 
   let stopped = false;
-  const serveExposition = (request: IncomingMessage, response: ServerResponse): void => {
+  const serveExposition = (
+    request: IncomingMessage,
+    response: ServerResponse
+  ): void => {
     if (stopped || prometheusExporter === undefined) {
       response.writeHead(503, { 'content-type': jsonSerializer.contentType });
-      response.end(jsonSerializer.error('unavailable', 'the meter provider is shut down'));
+      response.end(
+        jsonSerializer.error('unavailable', 'the meter provider is shut down')
+      );
       return;
     }
     prometheusExporter.getMetricsRequestHandler(request, response);
@@ -447,22 +564,30 @@ export async function createMeterProviderWithLegacyApi(
       } catch (error) {
         await meterProvider.shutdown();
         throw new InvalidOptionError(
-          `prometheus.app cannot take the route ${prometheus.endpoint}: ${(error as Error).message}`,
+          `prometheus.app cannot take the route ${prometheus.endpoint}: ${(error as Error).message}`
         );
       }
     } else {
       const endpoint = prometheus.endpoint;
       server = createServer((request, response) => {
         const path = (request.url ?? '').replace(QUERY, '');
-        if (path === endpoint && (request.method === 'GET' || request.method === 'HEAD')) {
+        if (
+          path === endpoint &&
+          (request.method === 'GET' || request.method === 'HEAD')
+        ) {
           serveExposition(request, response);
           return;
         }
-        response.writeHead(path === endpoint ? 405 : 404, { 'content-type': jsonSerializer.contentType });
+        response.writeHead(path === endpoint ? 405 : 404, {
+          'content-type': jsonSerializer.contentType,
+        });
         response.end(
           path === endpoint
-            ? jsonSerializer.error('method_not_allowed', `${request.method} is not allowed; allowed: GET, HEAD`)
-            : jsonSerializer.error('not_found', `no such resource: ${path}`),
+            ? jsonSerializer.error(
+                'method_not_allowed',
+                `${request.method} is not allowed; allowed: GET, HEAD`
+              )
+            : jsonSerializer.error('not_found', `no such resource: ${path}`)
         );
       });
       try {
@@ -474,12 +599,14 @@ export async function createMeterProviderWithLegacyApi(
       server.unref();
       const address = server.address();
       const bound =
-        typeof address === 'object' && address !== null ? address : { address: prometheus.host, port: prometheus.port };
+        typeof address === 'object' && address !== null
+          ? address
+          : { address: prometheus.host, port: prometheus.port };
       prometheusUrl = `${baseUrl(bound.address, bound.port)}${endpoint}`;
       if (!isLoopbackAddress(bound.address)) {
         diag.warn(
           `Prometheus exposition bound to ${bound.address}:${bound.port}: it has no authentication, so anyone ` +
-            'who can reach this address can read every metric; bind to loopback or restrict access with a firewall',
+            'who can reach this address can read every metric; bind to loopback or restrict access with a firewall'
         );
       }
     }

@@ -7,7 +7,11 @@ import {
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
 import { MetricStore } from './MetricStore';
-import { resolveReaderOptions, type LegacyMetricsReaderOptions, type ResolvedReaderOptions } from './options';
+import {
+  resolveReaderOptions,
+  type LegacyMetricsReaderOptions,
+  type ResolvedReaderOptions,
+} from './options';
 import { Snapshot } from '../snapshot/Snapshot';
 
 /**
@@ -36,8 +40,10 @@ export class LegacyMetricsReader extends MetricReader {
     super({
       // Deltas make a tick cost what changed since the last one, not what exists.
       aggregationTemporalitySelector: () => AggregationTemporality.DELTA,
-      aggregationSelector: (type) =>
-        type === InstrumentType.HISTOGRAM ? histogram : { type: AggregationType.DEFAULT },
+      aggregationSelector: type =>
+        type === InstrumentType.HISTOGRAM
+          ? histogram
+          : { type: AggregationType.DEFAULT },
       cardinalitySelector: () => resolved.cardinalityLimit,
     });
     this._options = resolved;
@@ -94,12 +100,17 @@ export class LegacyMetricsReader extends MetricReader {
   private async _collectAndPublish(): Promise<void> {
     try {
       const { resourceMetrics, errors } = await this.collect();
-      for (const error of errors) diag.error('LegacyMetricsReader: collection error', error);
+      for (const error of errors)
+        diag.error('LegacyMetricsReader: collection error', error);
       const now = this._options.now();
       const slot = Math.floor(now / this._options.slotMs);
       this._store.expire(slot);
       this._store.apply(resourceMetrics, slot, now);
-      this._snapshot = new Snapshot(this._store, this._snapshot.generation + 1, now);
+      this._snapshot = new Snapshot(
+        this._store,
+        this._snapshot.generation + 1,
+        now
+      );
     } catch (error) {
       // A failing tick must not take the host process down; the previous snapshot stays served.
       diag.error('LegacyMetricsReader: tick failed', error);

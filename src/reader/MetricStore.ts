@@ -5,10 +5,21 @@ import {
   type MetricData,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
-import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE, VARIANTS, type Variant } from '../attributes';
+import {
+  HOST_ATTRIBUTE,
+  HOST_TYPE_ATTRIBUTE,
+  VARIANTS,
+  type Variant,
+} from '../attributes';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { ResolvedReaderOptions } from './options';
-import { HistogramSeries, NameTotals, Series, SpiralSeries, ValueSeries } from './series';
+import {
+  HistogramSeries,
+  NameTotals,
+  Series,
+  SpiralSeries,
+  ValueSeries,
+} from './series';
 
 /** ValueType.INT of `@opentelemetry/api`, without a runtime import of the enum. */
 const VALUE_TYPE_INT = 0;
@@ -30,7 +41,8 @@ export class Group {
   addMember(name: string, series: Series): void {
     const members = this.members.get(name);
     if (members === undefined) this.members.set(name, series);
-    else if (members instanceof Series) this.members.set(name, [members, series]);
+    else if (members instanceof Series)
+      this.members.set(name, [members, series]);
     else (members as Series[]).push(series);
   }
 }
@@ -55,7 +67,8 @@ export interface SortedNames {
   readonly listedGlobal: readonly string[];
 }
 
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byCodePoint = (a: string, b: string): number =>
+  a < b ? -1 : a > b ? 1 : 0;
 const singlePart = (name: string): boolean => !name.includes('.');
 
 /** The groups of one variant of the API. */
@@ -77,9 +90,14 @@ export class VariantIndex {
   }
 
   sortedNames(): SortedNames {
-    if (this._sorted === undefined || this._sortedVersion !== this.structureVersion) {
+    if (
+      this._sorted === undefined ||
+      this._sortedVersion !== this.structureVersion
+    ) {
       const declared = new Set(this.declared);
-      const discovered = [...this.groups.keys()].filter((name) => !declared.has(name)).sort(byCodePoint);
+      const discovered = [...this.groups.keys()]
+        .filter(name => !declared.has(name))
+        .sort(byCodePoint);
       const catalog = [...this.catalog.keys()].sort(byCodePoint);
       const global = [...this.global.members.keys()].sort(byCodePoint);
       this._sorted = Object.freeze({
@@ -154,9 +172,13 @@ function attributeText(value: unknown): string {
 }
 
 /** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
-function attributesKey(keys: readonly string[], attributes: Attributes): string {
+function attributesKey(
+  keys: readonly string[],
+  attributes: Attributes
+): string {
   const parts: string[] = [];
-  for (const k of keys) parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
+  for (const k of keys)
+    parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
   return parts.join('');
 }
 
@@ -173,7 +195,10 @@ function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
 }
 
 /** The default legacy name: the instrument name, then each remaining attribute value (by key) after a `.`. */
-export function defaultLegacyName(instrumentName: string, attributes: Attributes): string {
+export function defaultLegacyName(
+  instrumentName: string,
+  attributes: Attributes
+): string {
   let name = instrumentName;
   for (const key of Object.keys(attributes).sort()) {
     if (key === HOST_TYPE_ATTRIBUTE || key === HOST_ATTRIBUTE) continue;
@@ -204,7 +229,10 @@ export class MetricStore {
    * series costs no key of its own.
    */
   private readonly _series = new Map<string, Map<string, Series>>();
-  private readonly _hostSeries = new Map<string, Map<string, Map<string, Series>>>();
+  private readonly _hostSeries = new Map<
+    string,
+    Map<string, Map<string, Series>>
+  >();
   private _seriesCount = 0;
   /** Legacy name → the totals of every series of that name: what `/all` serves. */
   readonly totals = new Map<string, NameTotals>();
@@ -244,14 +272,16 @@ export class MetricStore {
   /** Feeds one collection's data points into `slot`. */
   apply(resourceMetrics: ResourceMetrics, slot: number, nowMs: number): void {
     for (const scopeMetrics of resourceMetrics.scopeMetrics) {
-      for (const metric of scopeMetrics.metrics) this._applyMetric(metric, slot, nowMs);
+      for (const metric of scopeMetrics.metrics)
+        this._applyMetric(metric, slot, nowMs);
     }
   }
 
   private _applyMetric(metric: MetricData, slot: number, nowMs: number): void {
     const instrument = this._instrument(metric);
     if (instrument === undefined) return;
-    const delta = metric.aggregationTemporality === AggregationTemporality.DELTA;
+    const delta =
+      metric.aggregationTemporality === AggregationTemporality.DELTA;
     for (const point of metric.dataPoints) {
       const binding = this._binding(instrument, point.attributes, nowMs);
       if (binding === null) continue;
@@ -298,12 +328,15 @@ export class MetricStore {
       this._warnOnce(
         `explicit:${name}`,
         `instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
-          'it is left out of the legacy API, which needs exponential histograms for its percentiles',
+          'it is left out of the legacy API, which needs exponential histograms for its percentiles'
       );
       return undefined;
     }
     if (known !== undefined) {
-      this._warnOnce(`kind:${name}`, `instrument ${name} is registered twice with different kinds; the second is left out`);
+      this._warnOnce(
+        `kind:${name}`,
+        `instrument ${name} is registered twice with different kinds; the second is left out`
+      );
       return undefined;
     }
     const state: InstrumentState = {
@@ -318,12 +351,19 @@ export class MetricStore {
     return state;
   }
 
-  private _binding(instrument: InstrumentState, attributes: Attributes, nowMs: number): Binding | null {
+  private _binding(
+    instrument: InstrumentState,
+    attributes: Attributes,
+    nowMs: number
+  ): Binding | null {
     const cached = instrument.byIdentity.get(attributes);
     if (cached !== undefined) return cached;
     const keys = Object.keys(attributes).sort();
     const hostType = attributes[HOST_TYPE_ATTRIBUTE];
-    const byHostType = keys.length === 1 && keys[0] === HOST_TYPE_ATTRIBUTE && typeof hostType === 'string';
+    const byHostType =
+      keys.length === 1 &&
+      keys[0] === HOST_TYPE_ATTRIBUTE &&
+      typeof hostType === 'string';
     const map = byHostType ? instrument.byHostType : instrument.byKey;
     const key = byHostType ? hostType : attributesKey(keys, attributes);
     let binding = map.get(key);
@@ -335,18 +375,28 @@ export class MetricStore {
     return binding;
   }
 
-  private _bind(instrument: InstrumentState, attributes: Attributes, nowMs: number): Binding | null {
+  private _bind(
+    instrument: InstrumentState,
+    attributes: Attributes,
+    nowMs: number
+  ): Binding | null {
     if (attributes[OVERFLOW_ATTRIBUTE] === true) {
       this._warnOnce(
         `overflow:${instrument.name}`,
         `instrument ${instrument.name} reached its cardinality limit; further attribute sets are summed ` +
-          'into an overflow series (raise cardinalityLimit)',
+          'into an overflow series (raise cardinalityLimit)'
       );
     }
-    const name = (this._options.legacyName ?? defaultLegacyName)(instrument.name, attributes);
+    const name = (this._options.legacyName ?? defaultLegacyName)(
+      instrument.name,
+      attributes
+    );
     if (name === undefined) return null;
     if (typeof name !== 'string' || name === '' || name.includes('/')) {
-      this._warnOnce(`name:${instrument.name}:${String(name)}`, `legacyName gave ${JSON.stringify(name)} for ${instrument.name}: expected a non-empty string without "/"; the series is left out`);
+      this._warnOnce(
+        `name:${instrument.name}:${String(name)}`,
+        `legacyName gave ${JSON.stringify(name)} for ${instrument.name}: expected a non-empty string without "/"; the series is left out`
+      );
       return null;
     }
     let totals = this.totals.get(name);
@@ -354,13 +404,21 @@ export class MetricStore {
       totals = new NameTotals(instrument.kind, instrument.integer);
       this.totals.set(name, totals);
     } else if (totals.kind !== instrument.kind) {
-      this._warnOnce(`clash:${name}`, `legacy name ${name} is used by a ${totals.kind} and a ${instrument.kind}; the ${instrument.kind} is left out`);
+      this._warnOnce(
+        `clash:${name}`,
+        `legacy name ${name} is used by a ${totals.kind} and a ${instrument.kind}; the ${instrument.kind} is left out`
+      );
       return null;
     }
     const global = this._options.allMetricsAreGlobal;
-    const hostType = global ? undefined : placementName(attributes[HOST_TYPE_ATTRIBUTE]);
+    const hostType = global
+      ? undefined
+      : placementName(attributes[HOST_TYPE_ATTRIBUTE]);
     const host = global ? undefined : placementName(attributes[HOST_ATTRIBUTE]);
-    return { series: this._seriesFor(totals, name, hostType, host, nowMs), last: 0 };
+    return {
+      series: this._seriesFor(totals, name, hostType, host, nowMs),
+      last: 0,
+    };
   }
 
   private _seriesFor(
@@ -368,10 +426,12 @@ export class MetricStore {
     name: string,
     hostType: string | undefined,
     host: string | undefined,
-    nowMs: number,
+    nowMs: number
   ): Series {
     const byPlacement =
-      host === undefined ? submap(this._series, name) : submap(submap(this._hostSeries, name), hostType ?? NO_HOST_TYPE);
+      host === undefined
+        ? submap(this._series, name)
+        : submap(submap(this._hostSeries, name), hostType ?? NO_HOST_TYPE);
     const key = host ?? hostType ?? NO_HOST_TYPE;
     let series = byPlacement.get(key);
     if (series !== undefined) return series;
@@ -381,10 +441,15 @@ export class MetricStore {
     for (const variant of VARIANTS) {
       const groupName = variant === 'host_type' ? hostType : (host ?? hostType);
       const view = this.views[variant];
-      const group = groupName === undefined ? view.global : view.group(groupName);
+      const group =
+        groupName === undefined ? view.global : view.group(groupName);
       group.addMember(name, series);
       if (groupName !== undefined && !view.catalog.has(name)) {
-        view.catalog.set(name, { kind: totals.kind, integer: totals.integer, createdAtMs: nowMs });
+        view.catalog.set(name, {
+          kind: totals.kind,
+          integer: totals.integer,
+          createdAtMs: nowMs,
+        });
       }
       view.structureVersion++;
     }

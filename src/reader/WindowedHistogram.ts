@@ -52,14 +52,26 @@ const NEGATIVE_AT = 7;
 const BUCKETS = 8;
 
 function emptySummary(): HistogramSummary {
-  return { scale: MAX_SCALE, count: 0, sum: 0, min: Infinity, max: -Infinity, zeroCount: 0 };
+  return {
+    scale: MAX_SCALE,
+    count: 0,
+    sum: 0,
+    min: Infinity,
+    max: -Infinity,
+    zeroCount: 0,
+  };
 }
 
 export function emptyAggregate(): HistogramAggregate {
   return { ...emptySummary(), positive: new Map(), negative: new Map() };
 }
 
-function addBuckets(target: Map<number, number>, source: Map<number, number>, shift: number, sign: 1 | -1): void {
+function addBuckets(
+  target: Map<number, number>,
+  source: Map<number, number>,
+  shift: number,
+  sign: 1 | -1
+): void {
   for (const [index, count] of source) {
     const key = index >> shift;
     const next = (target.get(key) ?? 0) + sign * count;
@@ -68,7 +80,10 @@ function addBuckets(target: Map<number, number>, source: Map<number, number>, sh
   }
 }
 
-function downscale(buckets: Map<number, number>, shift: number): Map<number, number> {
+function downscale(
+  buckets: Map<number, number>,
+  shift: number
+): Map<number, number> {
   if (shift === 0) return buckets;
   const result = new Map<number, number>();
   addBuckets(result, buckets, shift, 1);
@@ -91,9 +106,11 @@ function newEntry(
   max: number,
   zeroCount: number,
   positivePairs: number,
-  negativePairs: number,
+  negativePairs: number
 ): SlotEntry {
-  const entry = new Array<number>(BUCKETS + 2 * (positivePairs + negativePairs));
+  const entry = new Array<number>(
+    BUCKETS + 2 * (positivePairs + negativePairs)
+  );
   entry[SLOT] = slot;
   entry[SCALE] = scale;
   entry[COUNT] = count;
@@ -106,7 +123,12 @@ function newEntry(
 }
 
 /** Writes the non-empty buckets of the SDK's dense counts as pairs from `at`; returns where they end. */
-function writeCounts(entry: SlotEntry, at: number, offset: number, counts: readonly number[]): number {
+function writeCounts(
+  entry: SlotEntry,
+  at: number,
+  offset: number,
+  counts: readonly number[]
+): number {
   for (let i = 0; i < counts.length; i++) {
     const count = counts[i]!;
     if (count > 0) {
@@ -117,7 +139,11 @@ function writeCounts(entry: SlotEntry, at: number, offset: number, counts: reado
   return at;
 }
 
-function writeBuckets(entry: SlotEntry, at: number, buckets: Map<number, number>): number {
+function writeBuckets(
+  entry: SlotEntry,
+  at: number,
+  buckets: Map<number, number>
+): number {
   for (const [index, count] of buckets) {
     entry[at++] = index;
     entry[at++] = count;
@@ -132,7 +158,7 @@ function addPairs(
   from: number,
   to: number,
   shift: number,
-  sign: 1 | -1,
+  sign: 1 | -1
 ): void {
   for (let i = from; i < to; i += 2) {
     const key = entry[i]! >> shift;
@@ -152,9 +178,17 @@ function rescale(target: HistogramAggregate, scale: number): void {
 }
 
 /** Adds `source` into `target`, at the coarser of their scales. */
-export function mergeInto(target: HistogramAggregate, source: Readonly<HistogramAggregate>): void {
+export function mergeInto(
+  target: HistogramAggregate,
+  source: Readonly<HistogramAggregate>
+): void {
   if (source.count === 0) return;
-  if (target.count === 0 && target.positive.size === 0 && target.negative.size === 0) target.scale = source.scale;
+  if (
+    target.count === 0 &&
+    target.positive.size === 0 &&
+    target.negative.size === 0
+  )
+    target.scale = source.scale;
   rescale(target, source.scale);
   const shift = source.scale - target.scale;
   addBuckets(target.positive, source.positive, shift, 1);
@@ -167,7 +201,11 @@ export function mergeInto(target: HistogramAggregate, source: Readonly<Histogram
 }
 
 /** Adds (or, with sign -1, subtracts) the buckets of `entry` into `target`, brought down to `target`'s scale. */
-function addEntryBuckets(target: HistogramAggregate, entry: SlotEntry, sign: 1 | -1): void {
+function addEntryBuckets(
+  target: HistogramAggregate,
+  entry: SlotEntry,
+  sign: 1 | -1
+): void {
   const shift = entry[SCALE]! - target.scale;
   const negativeAt = entry[NEGATIVE_AT]!;
   addPairs(target.positive, entry, BUCKETS, negativeAt, shift, sign);
@@ -176,7 +214,12 @@ function addEntryBuckets(target: HistogramAggregate, entry: SlotEntry, sign: 1 |
 
 /** Adds a slot's data into `target`, at the coarser of their scales. */
 function addEntry(target: HistogramAggregate, entry: SlotEntry): void {
-  if (target.count === 0 && target.positive.size === 0 && target.negative.size === 0) target.scale = entry[SCALE]!;
+  if (
+    target.count === 0 &&
+    target.positive.size === 0 &&
+    target.negative.size === 0
+  )
+    target.scale = entry[SCALE]!;
   rescale(target, entry[SCALE]!);
   addEntryBuckets(target, entry, 1);
   target.count += entry[COUNT]!;
@@ -196,7 +239,10 @@ function subtractEntry(target: HistogramAggregate, entry: SlotEntry): void {
 
 /** Two entries of the same slot as one, at the coarser of their scales. */
 function mergeEntries(a: SlotEntry, b: SlotEntry): SlotEntry {
-  const merged: HistogramAggregate = { ...emptyAggregate(), scale: Math.min(a[SCALE]!, b[SCALE]!) };
+  const merged: HistogramAggregate = {
+    ...emptyAggregate(),
+    scale: Math.min(a[SCALE]!, b[SCALE]!),
+  };
   addEntryBuckets(merged, a, 1);
   addEntryBuckets(merged, b, 1);
   const entry = newEntry(
@@ -208,9 +254,13 @@ function mergeEntries(a: SlotEntry, b: SlotEntry): SlotEntry {
     Math.max(a[MAX]!, b[MAX]!),
     a[ZERO_COUNT]! + b[ZERO_COUNT]!,
     merged.positive.size,
-    merged.negative.size,
+    merged.negative.size
   );
-  writeBuckets(entry, writeBuckets(entry, BUCKETS, merged.positive), merged.negative);
+  writeBuckets(
+    entry,
+    writeBuckets(entry, BUCKETS, merged.positive),
+    merged.negative
+  );
   return entry;
 }
 
@@ -239,7 +289,11 @@ export class WindowedHistogram {
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    const aggregate: HistogramAggregate = { ...this._summary, positive: new Map(), negative: new Map() };
+    const aggregate: HistogramAggregate = {
+      ...this._summary,
+      positive: new Map(),
+      negative: new Map(),
+    };
     for (const entry of this._entries) addEntryBuckets(aggregate, entry, 1);
     return aggregate;
   }
@@ -265,11 +319,19 @@ export class WindowedHistogram {
       point.max ?? Infinity,
       point.zeroCount,
       nonEmpty(positive.bucketCounts),
-      nonEmpty(negative.bucketCounts),
+      nonEmpty(negative.bucketCounts)
     );
-    writeCounts(entry, writeCounts(entry, BUCKETS, positive.offset, positive.bucketCounts), negative.offset, negative.bucketCounts);
+    writeCounts(
+      entry,
+      writeCounts(entry, BUCKETS, positive.offset, positive.bucketCounts),
+      negative.offset,
+      negative.bucketCounts
+    );
     const summary = this._summary;
-    summary.scale = this._entries.length === 0 ? entry[SCALE]! : Math.min(summary.scale, entry[SCALE]!);
+    summary.scale =
+      this._entries.length === 0
+        ? entry[SCALE]!
+        : Math.min(summary.scale, entry[SCALE]!);
     summary.count += entry[COUNT]!;
     summary.sum += entry[SUM]!;
     summary.zeroCount += entry[ZERO_COUNT]!;
@@ -290,7 +352,10 @@ export class WindowedHistogram {
     let dropped = 0;
     const summary = this._summary;
     const shared = this._shared;
-    while (dropped < this._entries.length && this._entries[dropped]![SLOT]! <= slot) {
+    while (
+      dropped < this._entries.length &&
+      this._entries[dropped]![SLOT]! <= slot
+    ) {
       const entry = this._entries[dropped]!;
       summary.count -= entry[COUNT]!;
       summary.sum -= entry[SUM]!;
@@ -300,7 +365,8 @@ export class WindowedHistogram {
     }
     if (dropped === 0) return false;
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
-    if (shared !== undefined && shared.count === 0) Object.assign(shared, emptyAggregate());
+    if (shared !== undefined && shared.count === 0)
+      Object.assign(shared, emptyAggregate());
     this._entries.splice(0, dropped);
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution and the float sum no drift.
@@ -327,7 +393,10 @@ function bucketCentre(index: number, scale: number): number {
  * Estimates the given quantiles (ascending, in [0, 1]) of an aggregate: the value of rank
  * ceil(q·n) (nearest rank), at the geometric centre of its bucket, clamped to [min, max].
  */
-export function quantiles(aggregate: Readonly<HistogramAggregate>, qs: readonly number[]): number[] {
+export function quantiles(
+  aggregate: Readonly<HistogramAggregate>,
+  qs: readonly number[]
+): number[] {
   const n = aggregate.count;
   if (n === 0) return qs.map(() => 0);
   const negative = [...aggregate.negative.keys()].sort((a, b) => b - a);
@@ -340,7 +409,8 @@ export function quantiles(aggregate: Readonly<HistogramAggregate>, qs: readonly 
       const rank = Math.max(1, Math.ceil(qs[q]! * n));
       if (rank > upTo) return;
       // The lowest and highest ranks are known exactly.
-      const estimate = rank === 1 ? aggregate.min : rank === n ? aggregate.max : value;
+      const estimate =
+        rank === 1 ? aggregate.min : rank === n ? aggregate.max : value;
       result.push(Math.min(aggregate.max, Math.max(aggregate.min, estimate)));
       q++;
     }

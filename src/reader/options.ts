@@ -5,7 +5,10 @@ import { InvalidOptionError } from '../errors';
  * Renames a series for the legacy API, or drops it by returning `undefined`.
  * Called once per new attribute set of an instrument, never per tick.
  */
-export type LegacyNameFunction = (instrumentName: string, attributes: Attributes) => string | undefined;
+export type LegacyNameFunction = (
+  instrumentName: string,
+  attributes: Attributes
+) => string | undefined;
 
 /** Options of {@link LegacyMetricsReader}. Every field is optional. */
 export interface LegacyMetricsReaderOptions {
@@ -113,69 +116,118 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-function positiveInteger(name: string, value: unknown, fallback: number): number {
+function positiveInteger(
+  name: string,
+  value: unknown,
+  fallback: number
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOptionError(`${name} must be a positive integer (got ${describe(value)})`);
+    throw new InvalidOptionError(
+      `${name} must be a positive integer (got ${describe(value)})`
+    );
   }
   return value;
 }
 
 function nameList(name: string, value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) throw new InvalidOptionError(`${name} must be an array of strings (got ${describe(value)})`);
+  if (!Array.isArray(value))
+    throw new InvalidOptionError(
+      `${name} must be an array of strings (got ${describe(value)})`
+    );
   const seen = new Set<string>();
   value.forEach((item: unknown, index) => {
     if (typeof item !== 'string' || item === '') {
-      throw new InvalidOptionError(`${name}[${index}] must be a non-empty string (got ${describe(item)})`);
+      throw new InvalidOptionError(
+        `${name}[${index}] must be a non-empty string (got ${describe(item)})`
+      );
     }
-    if (seen.has(item)) throw new InvalidOptionError(`${name}[${index}] repeats ${JSON.stringify(item)}`);
+    if (seen.has(item))
+      throw new InvalidOptionError(
+        `${name}[${index}] repeats ${JSON.stringify(item)}`
+      );
     seen.add(item);
   });
   return Object.freeze([...(value as string[])]);
 }
 
 /** Validates the options once, up front, and applies the defaults. Never writes into `options`. */
-export function resolveReaderOptions(options: LegacyMetricsReaderOptions = {}): ResolvedReaderOptions {
+export function resolveReaderOptions(
+  options: LegacyMetricsReaderOptions = {}
+): ResolvedReaderOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(`options must be an object (got ${describe(options)})`);
+    throw new InvalidOptionError(
+      `options must be an object (got ${describe(options)})`
+    );
   }
   for (const key of Object.keys(options)) {
     if (KNOWN_OPTIONS.has(key)) continue;
-    const hint = RENAMED_OPTIONS[key] === undefined ? '' : `; did you mean ${RENAMED_OPTIONS[key]}?`;
+    const hint =
+      RENAMED_OPTIONS[key] === undefined
+        ? ''
+        : `; did you mean ${RENAMED_OPTIONS[key]}?`;
     throw new InvalidOptionError(`unknown option ${key}${hint}`);
   }
-  const slotMs = positiveInteger('slotMs', options.slotMs, DEFAULT_READER_OPTIONS.slotMs);
-  const windowMs = positiveInteger('windowMs', options.windowMs, DEFAULT_READER_OPTIONS.windowMs);
+  const slotMs = positiveInteger(
+    'slotMs',
+    options.slotMs,
+    DEFAULT_READER_OPTIONS.slotMs
+  );
+  const windowMs = positiveInteger(
+    'windowMs',
+    options.windowMs,
+    DEFAULT_READER_OPTIONS.windowMs
+  );
   if (windowMs % slotMs !== 0) {
-    throw new InvalidOptionError(`windowMs must be a multiple of slotMs (got windowMs ${windowMs}, slotMs ${slotMs})`);
+    throw new InvalidOptionError(
+      `windowMs must be a multiple of slotMs (got windowMs ${windowMs}, slotMs ${slotMs})`
+    );
   }
-  const allMetricsAreGlobal = options.allMetricsAreGlobal ?? DEFAULT_READER_OPTIONS.allMetricsAreGlobal;
+  const allMetricsAreGlobal =
+    options.allMetricsAreGlobal ?? DEFAULT_READER_OPTIONS.allMetricsAreGlobal;
   if (typeof allMetricsAreGlobal !== 'boolean') {
-    throw new InvalidOptionError(`allMetricsAreGlobal must be a boolean (got ${describe(allMetricsAreGlobal)})`);
+    throw new InvalidOptionError(
+      `allMetricsAreGlobal must be a boolean (got ${describe(allMetricsAreGlobal)})`
+    );
   }
-  if (options.legacyName !== undefined && typeof options.legacyName !== 'function') {
-    throw new InvalidOptionError(`legacyName must be a function (got ${describe(options.legacyName)})`);
+  if (
+    options.legacyName !== undefined &&
+    typeof options.legacyName !== 'function'
+  ) {
+    throw new InvalidOptionError(
+      `legacyName must be a function (got ${describe(options.legacyName)})`
+    );
   }
   if (options.now !== undefined && typeof options.now !== 'function') {
-    throw new InvalidOptionError(`now must be a function (got ${describe(options.now)})`);
+    throw new InvalidOptionError(
+      `now must be a function (got ${describe(options.now)})`
+    );
   }
   const histogramMaxBuckets = positiveInteger(
     'histogramMaxBuckets',
     options.histogramMaxBuckets,
-    DEFAULT_READER_OPTIONS.histogramMaxBuckets,
+    DEFAULT_READER_OPTIONS.histogramMaxBuckets
   );
   if (histogramMaxBuckets < 2) {
-    throw new InvalidOptionError(`histogramMaxBuckets must be at least 2 (got ${histogramMaxBuckets})`);
+    throw new InvalidOptionError(
+      `histogramMaxBuckets must be at least 2 (got ${histogramMaxBuckets})`
+    );
   }
   return Object.freeze({
-    hostTypes: nameList('hostTypes', options.hostTypes) ?? DEFAULT_READER_OPTIONS.hostTypes,
+    hostTypes:
+      nameList('hostTypes', options.hostTypes) ??
+      DEFAULT_READER_OPTIONS.hostTypes,
     hosts: nameList('hosts', options.hosts),
     allMetricsAreGlobal,
     windowMs,
     slotMs,
     legacyName: options.legacyName,
-    cardinalityLimit: positiveInteger('cardinalityLimit', options.cardinalityLimit, DEFAULT_READER_OPTIONS.cardinalityLimit),
+    cardinalityLimit: positiveInteger(
+      'cardinalityLimit',
+      options.cardinalityLimit,
+      DEFAULT_READER_OPTIONS.cardinalityLimit
+    ),
     histogramMaxBuckets,
     now: options.now ?? Date.now,
   });

@@ -9,7 +9,13 @@ import {
   type LegacyValue,
   type MetricKind,
 } from '../snapshot/legacyValues';
-import { emptyAggregate, mergeInto, quantiles, WindowedHistogram, type HistogramAggregate } from './WindowedHistogram';
+import {
+  emptyAggregate,
+  mergeInto,
+  quantiles,
+  WindowedHistogram,
+  type HistogramAggregate,
+} from './WindowedHistogram';
 
 /**
  * The running sum of every series that shares a legacy name, across all host types, hosts and
@@ -33,7 +39,7 @@ export class NameTotals {
 
   constructor(
     readonly kind: MetricKind,
-    readonly integer: boolean,
+    readonly integer: boolean
   ) {
     this.histogramBuckets = kind === 'histogram' ? emptyAggregate() : undefined;
   }
@@ -42,12 +48,24 @@ export class NameTotals {
   total(): LegacyValue {
     switch (this.kind) {
       case 'spiral':
-        return { names: SPIRAL_FIELDS, numbers: [legacyNumber(this.count, this.integer), legacyNumber(this.one, this.integer)] };
+        return {
+          names: SPIRAL_FIELDS,
+          numbers: [
+            legacyNumber(this.count, this.integer),
+            legacyNumber(this.one, this.integer),
+          ],
+        };
       case 'counter':
       case 'gauge':
-        return { names: SUMMED_VALUE_FIELDS, numbers: [legacyNumber(this.value, this.integer)] };
+        return {
+          names: SUMMED_VALUE_FIELDS,
+          numbers: [legacyNumber(this.value, this.integer)],
+        };
       case 'histogram':
-        if (this._cachedVersion !== this.version || this._cached === undefined) {
+        if (
+          this._cachedVersion !== this.version ||
+          this._cached === undefined
+        ) {
           this._cached = histogramValue(this._mergedHistogram(), this.integer);
           this._cachedVersion = this.version;
         }
@@ -82,9 +100,19 @@ export class NameTotals {
     if (shared.scale !== scale) {
       // The windows that forced a coarser scale have emptied since: merge afresh, at the finer one.
       Object.assign(shared, emptyAggregate());
-      for (const member of this.members) mergeInto(shared, (member as HistogramSeries).window.aggregate);
+      for (const member of this.members)
+        mergeInto(shared, (member as HistogramSeries).window.aggregate);
     }
-    return { scale, count, sum, zeroCount, min, max, positive: shared.positive, negative: shared.negative };
+    return {
+      scale,
+      count,
+      sum,
+      zeroCount,
+      min,
+      max,
+      positive: shared.positive,
+      negative: shared.negative,
+    };
   }
 }
 
@@ -101,7 +129,7 @@ export abstract class Series {
     /** The totals of this series' name, kept up to date as the series changes. */
     readonly totals: NameTotals,
     /** When the reader first saw the series: `ms_since_reset` counts from here. */
-    readonly createdAtMs: number,
+    readonly createdAtMs: number
   ) {
     totals.members.push(this);
   }
@@ -166,7 +194,13 @@ export class SpiralSeries extends Series {
   }
 
   value(): LegacyValue {
-    return { names: SPIRAL_FIELDS, numbers: [legacyNumber(this.count, this.integer), legacyNumber(this.one, this.integer)] };
+    return {
+      names: SPIRAL_FIELDS,
+      numbers: [
+        legacyNumber(this.count, this.integer),
+        legacyNumber(this.one, this.integer),
+      ],
+    };
   }
 }
 
@@ -177,7 +211,7 @@ export class ValueSeries extends Series {
   constructor(
     readonly kind: 'counter' | 'gauge',
     totals: NameTotals,
-    createdAtMs: number,
+    createdAtMs: number
   ) {
     super(totals, createdAtMs);
   }
@@ -192,7 +226,10 @@ export class ValueSeries extends Series {
   value(nowMs: number): LegacyValue {
     return {
       names: COUNTER_FIELDS,
-      numbers: [legacyNumber(this.current, this.integer), Math.max(0, Math.round(nowMs - this.createdAtMs))],
+      numbers: [
+        legacyNumber(this.current, this.integer),
+        Math.max(0, Math.round(nowMs - this.createdAtMs)),
+      ],
     };
   }
 }
@@ -229,21 +266,38 @@ export class HistogramSeries extends Series {
 }
 
 /** The legacy histogram datapoints of an aggregate: all zeros when it is empty. */
-export function histogramValue(aggregate: Readonly<HistogramAggregate>, integer: boolean): LegacyValue {
+export function histogramValue(
+  aggregate: Readonly<HistogramAggregate>,
+  integer: boolean
+): LegacyValue {
   const n = aggregate.count;
-  if (n === 0) return { names: HISTOGRAM_FIELDS, numbers: HISTOGRAM_FIELDS.map(() => 0) };
-  const numbers = [n, aggregate.sum / n, aggregate.min, aggregate.max, ...quantiles(aggregate, HISTOGRAM_QUANTILES)];
-  return { names: HISTOGRAM_FIELDS, numbers: numbers.map((x) => legacyNumber(x, integer)) };
+  if (n === 0)
+    return { names: HISTOGRAM_FIELDS, numbers: HISTOGRAM_FIELDS.map(() => 0) };
+  const numbers = [
+    n,
+    aggregate.sum / n,
+    aggregate.min,
+    aggregate.max,
+    ...quantiles(aggregate, HISTOGRAM_QUANTILES),
+  ];
+  return {
+    names: HISTOGRAM_FIELDS,
+    numbers: numbers.map(x => legacyNumber(x, integer)),
+  };
 }
 
 /** The value of several series served under one name (the domains of a host type): sums, or merged histograms. */
-export function combinedValue(members: Series | readonly Series[], nowMs: number): LegacyValue {
+export function combinedValue(
+  members: Series | readonly Series[],
+  nowMs: number
+): LegacyValue {
   if (members instanceof Series) return members.value(nowMs);
   const first = members[0]!;
   if (members.length === 1) return first.value(nowMs);
   if (first instanceof HistogramSeries) {
     const merged = emptyAggregate();
-    for (const member of members) mergeInto(merged, (member as HistogramSeries).window.aggregate);
+    for (const member of members)
+      mergeInto(merged, (member as HistogramSeries).window.aggregate);
     return histogramValue(merged, first.integer);
   }
   const numbers = first.value(nowMs).numbers.slice();
@@ -251,7 +305,10 @@ export function combinedValue(members: Series | readonly Series[], nowMs: number
     const other = members[i]!.value(nowMs).numbers;
     numbers[0]! += other[0]!;
     // Spirals add `one`; counters and gauges report the oldest series' age.
-    numbers[1] = first.kind === 'spiral' ? numbers[1]! + other[1]! : Math.max(numbers[1]!, other[1]!);
+    numbers[1] =
+      first.kind === 'spiral'
+        ? numbers[1]! + other[1]!
+        : Math.max(numbers[1]!, other[1]!);
   }
   return { names: first.value(nowMs).names, numbers };
 }

@@ -11,9 +11,18 @@ export interface LegacyResponse {
 }
 
 /** The path word of each variant's per-group routes, and the listing's key. */
-const GROUP_WORD: Record<Variant, string> = { host_type: 'host_type', host: 'host' };
-const LISTING_KEY: Record<Variant, string> = { host_type: 'host_types', host: 'hosts' };
-const GROUP_NOUN: Record<Variant, string> = { host_type: 'host type', host: 'host' };
+const GROUP_WORD: Record<Variant, string> = {
+  host_type: 'host_type',
+  host: 'host',
+};
+const LISTING_KEY: Record<Variant, string> = {
+  host_type: 'host_types',
+  host: 'hosts',
+};
+const GROUP_NOUN: Record<Variant, string> = {
+  host_type: 'host type',
+  host: 'host',
+};
 
 /**
  * What the legacy API serves during one slot. The reader builds a new snapshot after every
@@ -29,19 +38,26 @@ export class Snapshot {
     /** Increases by one per snapshot. */
     readonly generation: number,
     /** The time the snapshot stands for: `ms_since_reset` is measured to it. */
-    readonly timeMs: number,
+    readonly timeMs: number
   ) {}
 
   /**
    * The response to a path below the API prefix, split into percent-decoded segments
    * (`['metrics', 'host_type', 'localhost']`).
    */
-  respond(variant: Variant, segments: readonly string[], serializer: LegacySerializer): LegacyResponse {
+  respond(
+    variant: Variant,
+    segments: readonly string[],
+    serializer: LegacySerializer
+  ): LegacyResponse {
     const cacheKey = `${variant}\u0000${serializer.contentType}\u0000${segments.join('\u0000')}`;
     const cached = this._bodies.get(cacheKey);
     if (cached !== undefined) return cached;
     const result = this._resolve(variant, segments, serializer);
-    const response: LegacyResponse = { status: result.status, body: Buffer.from(result.text) };
+    const response: LegacyResponse = {
+      status: result.status,
+      body: Buffer.from(result.text),
+    };
     // Only existing resources are cached: arbitrary 404 paths must not grow the cache.
     if (response.status === 200) this._bodies.set(cacheKey, response);
     return response;
@@ -50,26 +66,47 @@ export class Snapshot {
   private _resolve(
     variant: Variant,
     segments: readonly string[],
-    serializer: LegacySerializer,
+    serializer: LegacySerializer
   ): { status: 200 | 404; text: string } {
     const view = this._store.views[variant];
-    const notFound = (message: string) => ({ status: 404 as const, text: serializer.error('not_found', message) });
+    const notFound = (message: string) => ({
+      status: 404 as const,
+      text: serializer.error('not_found', message),
+    });
     const ok = (text: string) => ({ status: 200 as const, text });
     const [root, section, name, metric, ...rest] = segments;
-    if (root !== 'metrics' || rest.length > 0) return notFound(`no such resource: /${segments.join('/')}`);
+    if (root !== 'metrics' || rest.length > 0)
+      return notFound(`no such resource: /${segments.join('/')}`);
     if (section === undefined) {
       const names = view.sortedNames();
-      return ok(serializer.listing(LISTING_KEY[variant], names.groups, names.listedCatalog, names.listedGlobal));
+      return ok(
+        serializer.listing(
+          LISTING_KEY[variant],
+          names.groups,
+          names.listedCatalog,
+          names.listedGlobal
+        )
+      );
     }
     if (section === 'all') {
-      if (name === undefined) return ok(serializer.metrics(this._allEntries(view)));
-      if (metric !== undefined) return notFound(`no such resource: /${segments.join('/')}`);
+      if (name === undefined)
+        return ok(serializer.metrics(this._allEntries(view)));
+      if (metric !== undefined)
+        return notFound(`no such resource: /${segments.join('/')}`);
       const totals = this._store.totals.get(name);
-      return totals === undefined ? notFound(`no metric named ${JSON.stringify(name)}`) : ok(serializer.metric(totals.total()));
+      return totals === undefined
+        ? notFound(`no metric named ${JSON.stringify(name)}`)
+        : ok(serializer.metric(totals.total()));
     }
     if (section === 'global') {
-      if (metric !== undefined) return notFound(`no such resource: /${segments.join('/')}`);
-      if (name === undefined) return ok(serializer.metrics(this._groupEntries(view.global, view.sortedNames().global)));
+      if (metric !== undefined)
+        return notFound(`no such resource: /${segments.join('/')}`);
+      if (name === undefined)
+        return ok(
+          serializer.metrics(
+            this._groupEntries(view.global, view.sortedNames().global)
+          )
+        );
       const members = view.global.members.get(name);
       return members === undefined
         ? notFound(`no global metric named ${JSON.stringify(name)}`)
@@ -78,28 +115,48 @@ export class Snapshot {
     if (section === GROUP_WORD[variant] && name !== undefined) {
       const noun = GROUP_NOUN[variant];
       if (this._store.allMetricsAreGlobal) {
-        return notFound(`no ${noun} named ${JSON.stringify(name)}: all metrics are global`);
+        return notFound(
+          `no ${noun} named ${JSON.stringify(name)}: all metrics are global`
+        );
       }
       const group = view.lookup(name);
-      if (group === undefined) return notFound(`no ${noun} named ${JSON.stringify(name)}`);
-      if (metric === undefined) return ok(serializer.metrics(this._groupEntries(group, view.sortedNames().catalog, view)));
+      if (group === undefined)
+        return notFound(`no ${noun} named ${JSON.stringify(name)}`);
+      if (metric === undefined)
+        return ok(
+          serializer.metrics(
+            this._groupEntries(group, view.sortedNames().catalog, view)
+          )
+        );
       const value = this._groupValue(group, metric, view);
       return value === undefined
-        ? notFound(`no metric named ${JSON.stringify(metric)} for ${noun} ${JSON.stringify(group.name)}`)
+        ? notFound(
+            `no metric named ${JSON.stringify(metric)} for ${noun} ${JSON.stringify(group.name)}`
+          )
         : ok(serializer.metric(value));
     }
     return notFound(`no such resource: /${segments.join('/')}`);
   }
 
   /** A group's value of `name`, or the zero value when another group has it and this one does not yet. */
-  private _groupValue(group: Group, name: string, view?: VariantIndex): LegacyValue | undefined {
+  private _groupValue(
+    group: Group,
+    name: string,
+    view?: VariantIndex
+  ): LegacyValue | undefined {
     const members = group.members.get(name);
     if (members !== undefined) return combinedValue(members, this.timeMs);
     const entry = view?.catalog.get(name);
-    return entry === undefined ? undefined : zeroValue(entry.kind, this.timeMs - entry.createdAtMs);
+    return entry === undefined
+      ? undefined
+      : zeroValue(entry.kind, this.timeMs - entry.createdAtMs);
   }
 
-  private _groupEntries(group: Group, names: readonly string[], view?: VariantIndex): MetricEntries {
+  private _groupEntries(
+    group: Group,
+    names: readonly string[],
+    view?: VariantIndex
+  ): MetricEntries {
     const entries: Array<readonly [string, LegacyValue]> = [];
     for (const name of names) {
       const value = this._groupValue(group, name, view);
@@ -109,6 +166,10 @@ export class Snapshot {
   }
 
   private _allEntries(view: VariantIndex): MetricEntries {
-    return view.sortedNames().catalog.map((name) => [name, this._store.totals.get(name)!.total()] as const);
+    return view
+      .sortedNames()
+      .catalog.map(
+        name => [name, this._store.totals.get(name)!.total()] as const
+      );
   }
 }

@@ -17,7 +17,12 @@ function names(list: readonly string[]): string {
 /** The original's compact JSON: no whitespace, `[]` for an empty list or map. */
 export const jsonSerializer: LegacySerializer = Object.freeze({
   contentType: 'application/json',
-  listing(groupsKey: string, groups: readonly string[], metrics: readonly string[], global: readonly string[]): string {
+  listing(
+    groupsKey: string,
+    groups: readonly string[],
+    metrics: readonly string[],
+    global: readonly string[]
+  ): string {
     return `{${JSON.stringify(groupsKey)}:${names(groups)},"metrics":${names(metrics)},"global":${names(global)}}`;
   },
   metrics(entries: MetricEntries): string {

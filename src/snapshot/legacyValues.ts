@@ -13,7 +13,10 @@ export interface LegacyValue {
 }
 
 export const SPIRAL_FIELDS: readonly string[] = Object.freeze(['count', 'one']);
-export const COUNTER_FIELDS: readonly string[] = Object.freeze(['value', 'ms_since_reset']);
+export const COUNTER_FIELDS: readonly string[] = Object.freeze([
+  'value',
+  'ms_since_reset',
+]);
 /** What `/all` shows of counters and gauges: the original summed only `value`. */
 export const SUMMED_VALUE_FIELDS: readonly string[] = Object.freeze(['value']);
 export const HISTOGRAM_FIELDS: readonly string[] = Object.freeze([
@@ -30,7 +33,9 @@ export const HISTOGRAM_FIELDS: readonly string[] = Object.freeze([
   '999',
 ]);
 /** The quantiles behind `median, 50, 75, 90, 95, 99, 999`. */
-export const HISTOGRAM_QUANTILES: readonly number[] = Object.freeze([0.5, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999]);
+export const HISTOGRAM_QUANTILES: readonly number[] = Object.freeze([
+  0.5, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999,
+]);
 
 const ZERO_HISTOGRAM: LegacyValue = Object.freeze({
   names: HISTOGRAM_FIELDS,

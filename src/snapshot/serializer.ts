@@ -1,7 +1,9 @@
 import type { LegacyValue } from './legacyValues';
 
 /** A map of legacy metrics as served: name and value, in serving order. */
-export type MetricEntries = ReadonlyArray<readonly [name: string, value: LegacyValue]>;
+export type MetricEntries = ReadonlyArray<
+  readonly [name: string, value: LegacyValue]
+>;
 
 /**
  * Turns legacy documents into response bodies in one format. Pure: no HTTP, no state.
@@ -11,7 +13,12 @@ export interface LegacySerializer {
   /** The exact Content-Type the original sent, without a charset parameter. */
   readonly contentType: string;
   /** `{"host_types":[…],"metrics":[…],"global":[…]}` (`hosts` in the host variant). */
-  listing(groupsKey: string, groups: readonly string[], metrics: readonly string[], global: readonly string[]): string;
+  listing(
+    groupsKey: string,
+    groups: readonly string[],
+    metrics: readonly string[],
+    global: readonly string[]
+  ): string;
   /** `{"metrics":{name: value, …}}`, or `{"metrics":[]}` when there is nothing. */
   metrics(entries: MetricEntries): string;
   /** `{"metric": value}`. */

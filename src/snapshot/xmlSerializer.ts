@@ -12,15 +12,25 @@ import type { LegacySerializer, MetricEntries } from './serializer';
  */
 
 // XML 1.0 (fifth edition) NameStartChar, without ':' (reserved for namespaces).
+// The classes list ZWNJ, ZWJ and combining marks on purpose: XML allows them in names.
+/* eslint-disable no-misleading-character-class */
 const NAME_START =
   /[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/u;
 const NAME_CHAR = /[-.0-9\u00B7\u0300-\u036F\u203F-\u2040]/u;
+/* eslint-enable no-misleading-character-class */
 const LOOKS_LIKE_ESCAPE = /^x[0-9A-Fa-f]{4}_/;
 const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9.-]*$/;
 // Characters XML 1.0 does not allow anywhere, even escaped.
-const INVALID_XML_CHARS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const INVALID_XML_CHARS =
+  /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const ATTRIBUTE_SPECIALS = /[&<>'"]/g;
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&apos;', '"': '&quot;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  "'": '&apos;',
+  '"': '&quot;',
+};
 
 function escapeChar(codePoint: number): string {
   return `_x${codePoint.toString(16).toUpperCase().padStart(4, '0')}_`;
@@ -36,7 +46,11 @@ export function xmlName(name: string): string {
   for (const char of name) {
     const codePoint = char.codePointAt(0)!;
     const allowed = NAME_START.test(char) || (!first && NAME_CHAR.test(char));
-    if (!allowed || (char === '_' && LOOKS_LIKE_ESCAPE.test(name.slice(offset + 1)))) out += escapeChar(codePoint);
+    if (
+      !allowed ||
+      (char === '_' && LOOKS_LIKE_ESCAPE.test(name.slice(offset + 1)))
+    )
+      out += escapeChar(codePoint);
     else out += char;
     first = false;
     offset += char.length;
@@ -46,12 +60,15 @@ export function xmlName(name: string): string {
 
 /** Text safe inside a single-quoted attribute value. */
 export function xmlAttributeValue(text: string): string {
-  return text.replace(INVALID_XML_CHARS, '\uFFFD').replace(ATTRIBUTE_SPECIALS, (c) => ENTITIES[c]!);
+  return text
+    .replace(INVALID_XML_CHARS, '\uFFFD')
+    .replace(ATTRIBUTE_SPECIALS, c => ENTITIES[c]!);
 }
 
 function element(name: string, v: LegacyValue): string {
   let out = `<${xmlName(name)}`;
-  for (let i = 0; i < v.names.length; i++) out += ` ${xmlName(v.names[i]!)}='${v.numbers[i]}'`;
+  for (let i = 0; i < v.names.length; i++)
+    out += ` ${xmlName(v.names[i]!)}='${v.numbers[i]}'`;
   return `${out}/>`;
 }
 
@@ -64,7 +81,12 @@ function nameList(tag: string, list: readonly string[]): string {
 
 export const xmlSerializer: LegacySerializer = Object.freeze({
   contentType: 'application/xml',
-  listing(groupsKey: string, groups: readonly string[], metrics: readonly string[], global: readonly string[]): string {
+  listing(
+    groupsKey: string,
+    groups: readonly string[],
+    metrics: readonly string[],
+    global: readonly string[]
+  ): string {
     return `<list>${nameList(groupsKey, groups)}${nameList('metrics', metrics)}${nameList('global', global)}</list>`;
   },
   metrics(entries: MetricEntries): string {

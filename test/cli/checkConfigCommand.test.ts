@@ -6,10 +6,13 @@ import { EXAMPLE_OUTPUTS } from './exampleOutputs';
 const ROOT = resolve(__dirname, '..', '..');
 
 describe('describeConfig', () => {
-  it.each(EXAMPLE_OUTPUTS)('should describe %s with every setting in effect', async (file, expected) => {
-    const config = await loadLegacyApiConfig(join(ROOT, file));
-    expect(describeConfig({ ...config, file })).toEqual(expected);
-  });
+  it.each(EXAMPLE_OUTPUTS)(
+    'should describe %s with every setting in effect',
+    async (file, expected) => {
+      const config = await loadLegacyApiConfig(join(ROOT, file));
+      expect(describeConfig({ ...config, file })).toEqual(expected);
+    }
+  );
 
   it('should show the loopback default, a wildcard bind, Host names and groups that serve nothing', () => {
     const text = `
@@ -65,12 +68,22 @@ describe('describeConfig', () => {
   });
 
   it('should say when no listener serves the API', () => {
-    expect(describeConfig(parseLegacyApiConfig('[general]\n  hosts = ["localhost"]\n', 'plain.toml'))).toEqual([
+    expect(
+      describeConfig(
+        parseLegacyApiConfig(
+          '[general]\n  hosts = ["localhost"]\n',
+          'plain.toml'
+        )
+      )
+    ).toEqual([
       'plain.toml: valid TOML configuration: no listener serves the legacy metrics API',
     ]);
-    const usersOnly = '{listen, [{5288, http_listener, [{modules, [{"_", "/api", service_api, [{handlers, [service_api_users]}]}]}]}]}.';
-    expect(describeConfig(parseLegacyApiConfig(usersOnly, 'users.cfg'))[0]).toBe(
-      'users.cfg: valid Erlang-term configuration: 1 listener, but no handler group lists service_api_metrics: nothing is served',
+    const usersOnly =
+      '{listen, [{5288, http_listener, [{modules, [{"_", "/api", service_api, [{handlers, [service_api_users]}]}]}]}]}.';
+    expect(
+      describeConfig(parseLegacyApiConfig(usersOnly, 'users.cfg'))[0]
+    ).toBe(
+      'users.cfg: valid Erlang-term configuration: 1 listener, but no handler group lists service_api_metrics: nothing is served'
     );
   });
 });

@@ -2,15 +2,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
-import { defaultDemoConfigPath, startDemo, type RunningDemo } from '../../src/cli/demoCommand';
-import { ConfigError, ListenError, parseLegacyApiConfig, type LegacyApiConfig } from '../../src';
+import {
+  defaultDemoConfigPath,
+  startDemo,
+  type RunningDemo,
+} from '../../src/cli/demoCommand';
+import {
+  ConfigError,
+  ListenError,
+  parseLegacyApiConfig,
+  type LegacyApiConfig,
+} from '../../src';
 
 const ROOT = resolve(__dirname, '..', '..');
 
 /** A server on a free loopback port, keeping it busy. */
 async function occupyPort(): Promise<Server> {
   const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>(done => server.listen(0, '127.0.0.1', done));
   return server;
 }
 
@@ -19,7 +28,7 @@ function portOf(server: Server): number {
 }
 
 function closeServer(server: Server): Promise<void> {
-  return new Promise((done) => server.close(() => done()));
+  return new Promise(done => server.close(() => done()));
 }
 
 /** A port that was free a moment ago (for the Prometheus exporter, which cannot report its own). */
@@ -33,7 +42,7 @@ async function freePort(): Promise<number> {
 /** The status of a GET over a real socket, with the given Host header. */
 function statusOf(url: string, host: string): Promise<number> {
   return new Promise((done, fail) => {
-    const req = get(url, { headers: { host }, timeout: 5_000 }, (res) => {
+    const req = get(url, { headers: { host }, timeout: 5_000 }, res => {
       res.resume();
       res.on('end', () => done(res.statusCode!));
     });
@@ -45,11 +54,17 @@ function statusOf(url: string, host: string): Promise<number> {
 /** A configuration file's content with every listener's port replaced by 0. */
 function configOf(text: string, file: string): LegacyApiConfig {
   const config = parseLegacyApiConfig(text, file);
-  return { ...config, listeners: config.listeners.map((listener) => ({ ...listener, port: 0 })) };
+  return {
+    ...config,
+    listeners: config.listeners.map(listener => ({ ...listener, port: 0 })),
+  };
 }
 
 function exampleConfig(name: string): LegacyApiConfig {
-  return configOf(readFileSync(join(ROOT, 'examples', name), 'utf8'), `examples/${name}`);
+  return configOf(
+    readFileSync(join(ROOT, 'examples', name), 'utf8'),
+    `examples/${name}`
+  );
 }
 
 describe('startDemo', () => {
@@ -62,25 +77,54 @@ describe('startDemo', () => {
 
   it('should serve the simulated catalog on the example listener and Prometheus from one provider', async () => {
     const lines: string[] = [];
-    demo = await startDemo({ config: exampleConfig('server.toml'), prometheusPort: await freePort(), out: (line) => lines.push(line) });
+    demo = await startDemo({
+      config: exampleConfig('server.toml'),
+      prometheusPort: await freePort(),
+      out: line => lines.push(line),
+    });
     const [listener] = demo.listeners;
     const api = listener!.metricsUrl;
     expect(api).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/metrics$/);
     // The demo's reader ticks once a second: wait for the first snapshot with traffic in it.
     const deadline = Date.now() + 10_000;
-    let listing: { host_types: string[]; metrics: string[]; global: string[] } | undefined;
+    let listing:
+      { host_types: string[]; metrics: string[]; global: string[] } | undefined;
     while (Date.now() < deadline) {
       listing = (await (await fetch(api)).json()) as typeof listing;
-      const global = (await (await fetch(`${api}/global`)).json()) as { metrics: object };
+      const global = (await (await fetch(`${api}/global`)).json()) as {
+        metrics: object;
+      };
       // Stanza sizes appear with the first messages, once sessions are open.
       const messages = 'data.xmpp.sent.xml_stanza_size' in global.metrics;
-      if (listing!.global.includes('nodeUpTime') && listing!.metrics.includes('sessionCount') && messages) break;
-      await new Promise((done) => setTimeout(done, 200));
+      if (
+        listing!.global.includes('nodeUpTime') &&
+        listing!.metrics.includes('sessionCount') &&
+        messages
+      )
+        break;
+      await new Promise(done => setTimeout(done, 200));
     }
     expect(listing!.host_types).toEqual(['localhost', 'test type']);
-    expect(listing!.metrics).toEqual(expect.arrayContaining(['sessionCount', 'xmppMessageSent', 'sessionSuccessfulLogins', 'modRosterGets', 'xmppErrorTotal']));
-    expect(listing!.global).toEqual(expect.arrayContaining(['nodeSessionCount', 'totalSessionCount', 'uniqueSessionCount', 'nodeUpTime']));
-    const global = (await (await fetch(`${api}/global`)).json()) as { metrics: Record<string, unknown> };
+    expect(listing!.metrics).toEqual(
+      expect.arrayContaining([
+        'sessionCount',
+        'xmppMessageSent',
+        'sessionSuccessfulLogins',
+        'modRosterGets',
+        'xmppErrorTotal',
+      ])
+    );
+    expect(listing!.global).toEqual(
+      expect.arrayContaining([
+        'nodeSessionCount',
+        'totalSessionCount',
+        'uniqueSessionCount',
+        'nodeUpTime',
+      ])
+    );
+    const global = (await (await fetch(`${api}/global`)).json()) as {
+      metrics: Record<string, unknown>;
+    };
     expect(global.metrics['data.xmpp.sent.xml_stanza_size']).toBeDefined();
     const exposition = await (await fetch(demo.prometheusUrl)).text();
     expect(exposition).toContain('xmppMessageSent_total{host_type="localhost"');
@@ -99,9 +143,25 @@ describe('startDemo', () => {
   });
 
   it('should start the listeners of the term-form example too', async () => {
-    demo = await startDemo({ config: exampleConfig('server.cfg'), prometheusPort: await freePort(), out: () => undefined });
-    expect(demo.listeners.map(({ address, path, variant, host }) => ({ address, path, variant, host }))).toEqual([
-      { address: '127.0.0.1', path: '/api', variant: 'host_type', host: 'localhost' },
+    demo = await startDemo({
+      config: exampleConfig('server.cfg'),
+      prometheusPort: await freePort(),
+      out: () => undefined,
+    });
+    expect(
+      demo.listeners.map(({ address, path, variant, host }) => ({
+        address,
+        path,
+        variant,
+        host,
+      }))
+    ).toEqual([
+      {
+        address: '127.0.0.1',
+        path: '/api',
+        variant: 'host_type',
+        host: 'localhost',
+      },
     ]);
     expect((await fetch(demo.listeners[0]!.metricsUrl)).status).toBe(200);
   });
@@ -127,8 +187,16 @@ describe('startDemo', () => {
     path = "/api"
 `;
     const lines: string[] = [];
-    demo = await startDemo({ config: configOf(text, 'demo.toml'), prometheusPort: await freePort(), out: (line) => lines.push(line) });
-    const [first, second, third] = demo.listeners as [RunningDemo['listeners'][0], RunningDemo['listeners'][0], RunningDemo['listeners'][0]];
+    demo = await startDemo({
+      config: configOf(text, 'demo.toml'),
+      prometheusPort: await freePort(),
+      out: line => lines.push(line),
+    });
+    const [first, second, third] = demo.listeners as [
+      RunningDemo['listeners'][0],
+      RunningDemo['listeners'][0],
+      RunningDemo['listeners'][0],
+    ];
     const local = `http://127.0.0.1:${first.port}/legacy/metrics`;
     expect(lines).toEqual([
       `legacy metrics API: ${local} (bound to 0.0.0.0:${first.port}, Host metrics.example.com, variant host, max_connections infinity, no authentication, reachable from other machines)`,
@@ -149,14 +217,20 @@ describe('startDemo', () => {
   });
 
   it('should refuse a configuration without a listener serving the API, naming the file', async () => {
-    const usersOnly = '{listen, [{0, http_listener, [{modules, [{"_", "/api", service_api, [{handlers, [service_api_users]}]}]}]}]}.';
-    for (const config of [configOf(usersOnly, 'users.cfg'), configOf('[general]\n', 'plain.toml')]) {
-      await expect(startDemo({ config, prometheusPort: 0, out: () => undefined })).rejects.toThrow(
+    const usersOnly =
+      '{listen, [{0, http_listener, [{modules, [{"_", "/api", service_api, [{handlers, [service_api_users]}]}]}]}]}.';
+    for (const config of [
+      configOf(usersOnly, 'users.cfg'),
+      configOf('[general]\n', 'plain.toml'),
+    ]) {
+      await expect(
+        startDemo({ config, prometheusPort: 0, out: () => undefined })
+      ).rejects.toThrow(
         new ConfigError(
           config.file,
           '',
-          'found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing service_api_metrics',
-        ),
+          'found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing service_api_metrics'
+        )
       );
     }
   });
@@ -166,12 +240,25 @@ describe('startDemo', () => {
     const legacyPort = await freePort();
     try {
       const config = exampleConfig('server.toml');
-      const listeners = config.listeners.map((listener) => ({ ...listener, port: legacyPort }));
-      await expect(startDemo({ config: { ...config, listeners }, prometheusPort: portOf(blocker), out: () => undefined })).rejects.toThrow(
-        new ListenError(`cannot listen on 127.0.0.1:${portOf(blocker)} for Prometheus: EADDRINUSE`),
+      const listeners = config.listeners.map(listener => ({
+        ...listener,
+        port: legacyPort,
+      }));
+      await expect(
+        startDemo({
+          config: { ...config, listeners },
+          prometheusPort: portOf(blocker),
+          out: () => undefined,
+        })
+      ).rejects.toThrow(
+        new ListenError(
+          `cannot listen on 127.0.0.1:${portOf(blocker)} for Prometheus: EADDRINUSE`
+        )
       );
       const again = createServer();
-      await new Promise<void>((done, fail) => again.once('error', fail).listen(legacyPort, '127.0.0.1', done));
+      await new Promise<void>((done, fail) =>
+        again.once('error', fail).listen(legacyPort, '127.0.0.1', done)
+      );
       await closeServer(again);
     } finally {
       await closeServer(blocker);

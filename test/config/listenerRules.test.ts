@@ -11,8 +11,20 @@ import {
 import type { ListenerConfig } from '../../src/config/types';
 import { expectConfigError } from './expectConfigError';
 
-function listener(place: string, port: number, ipAddress?: string): ListenerConfig {
-  return { port, ipAddress, ipVersion: 4, numAcceptors: 100, maxConnections: 1024, handlerGroups: [], place };
+function listener(
+  place: string,
+  port: number,
+  ipAddress?: string
+): ListenerConfig {
+  return {
+    port,
+    ipAddress,
+    ipVersion: 4,
+    numAcceptors: 100,
+    maxConnections: 1024,
+    handlerGroups: [],
+    place,
+  };
 }
 
 describe('isPort', () => {
@@ -58,30 +70,67 @@ describe('expectedOneOf', () => {
   });
 
   it('should suggest the closest name within two edits, ignoring case', () => {
-    expect(expectedOneOf('Por', ['port', 'path'])).toBe('port or path (did you mean port?)');
-    expect(expectedOneOf('handler', ['handlers', 'variant'], (n) => `"${n}"`)).toBe('"handlers" or "variant" (did you mean "handlers"?)');
-    expect(expectedOneOf('backlog', ['num_acceptors', 'max_connections'])).toBe('num_acceptors or max_connections');
+    expect(expectedOneOf('Por', ['port', 'path'])).toBe(
+      'port or path (did you mean port?)'
+    );
+    expect(
+      expectedOneOf('handler', ['handlers', 'variant'], n => `"${n}"`)
+    ).toBe('"handlers" or "variant" (did you mean "handlers"?)');
+    expect(expectedOneOf('backlog', ['num_acceptors', 'max_connections'])).toBe(
+      'num_acceptors or max_connections'
+    );
   });
 });
 
 describe('shorten', () => {
   it(`should keep up to ${MAX_RENDERED_LENGTH} characters and cut longer text with an ellipsis`, () => {
-    expect(shorten('x'.repeat(MAX_RENDERED_LENGTH))).toBe('x'.repeat(MAX_RENDERED_LENGTH));
-    expect(shorten('x'.repeat(MAX_RENDERED_LENGTH + 1))).toBe(`${'x'.repeat(MAX_RENDERED_LENGTH - 1)}…`);
+    expect(shorten('x'.repeat(MAX_RENDERED_LENGTH))).toBe(
+      'x'.repeat(MAX_RENDERED_LENGTH)
+    );
+    expect(shorten('x'.repeat(MAX_RENDERED_LENGTH + 1))).toBe(
+      `${'x'.repeat(MAX_RENDERED_LENGTH - 1)}…`
+    );
   });
 });
 
 describe('checkUniqueGroups', () => {
   it('should tell host and path apart exactly', () => {
     const groups = [
-      { host: '_', path: '/api', variant: 'host_type' as const, handlers: [], place: 'g0' },
-      { host: '_', path: '/api/', variant: 'host_type' as const, handlers: [], place: 'g1' },
-      { host: 'Localhost', path: '/api', variant: 'host_type' as const, handlers: [], place: 'g2' },
+      {
+        host: '_',
+        path: '/api',
+        variant: 'host_type' as const,
+        handlers: [],
+        place: 'g0',
+      },
+      {
+        host: '_',
+        path: '/api/',
+        variant: 'host_type' as const,
+        handlers: [],
+        place: 'g1',
+      },
+      {
+        host: 'Localhost',
+        path: '/api',
+        variant: 'host_type' as const,
+        handlers: [],
+        place: 'g2',
+      },
     ];
-    expect(() => checkUniqueGroups({ ...listener('l0', 1), handlerGroups: groups }, 'f')).not.toThrow();
+    expect(() =>
+      checkUniqueGroups({ ...listener('l0', 1), handlerGroups: groups }, 'f')
+    ).not.toThrow();
     expectConfigError(
-      () => checkUniqueGroups({ ...listener('l0', 1), handlerGroups: [...groups, { ...groups[1]!, place: 'g3' }] }, 'f'),
-      'f: g3: found host "_" and path "/api/" a second time, expected each host and path once per listener (first at g1)',
+      () =>
+        checkUniqueGroups(
+          {
+            ...listener('l0', 1),
+            handlerGroups: [...groups, { ...groups[1]!, place: 'g3' }],
+          },
+          'f'
+        ),
+      'f: g3: found host "_" and path "/api/" a second time, expected each host and path once per listener (first at g1)'
     );
   });
 });
@@ -89,14 +138,31 @@ describe('checkUniqueGroups', () => {
 describe('checkUniqueAddresses', () => {
   it('should allow port 0 many times and one port on different addresses', () => {
     expect(() =>
-      checkUniqueAddresses([listener('a', 0), listener('b', 0), listener('c', 80), listener('d', 80, '127.0.0.1'), listener('e', 80, '::1')], 'f'),
+      checkUniqueAddresses(
+        [
+          listener('a', 0),
+          listener('b', 0),
+          listener('c', 80),
+          listener('d', 80, '127.0.0.1'),
+          listener('e', 80, '::1'),
+        ],
+        'f'
+      )
     ).not.toThrow();
   });
 
   it('should reject the same port on the same address', () => {
     expectConfigError(
-      () => checkUniqueAddresses([listener('a', 80, '::1'), listener('b', 81), listener('c', 80, '::1')], 'f'),
-      'f: c: found port 80 on ::1 a second time, expected each address and port once (first at a)',
+      () =>
+        checkUniqueAddresses(
+          [
+            listener('a', 80, '::1'),
+            listener('b', 81),
+            listener('c', 80, '::1'),
+          ],
+          'f'
+        ),
+      'f: c: found port 80 on ::1 a second time, expected each address and port once (first at a)'
     );
   });
 });

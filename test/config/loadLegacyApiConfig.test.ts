@@ -2,8 +2,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/errors';
-import { loadLegacyApiConfig, parseLegacyApiConfig } from '../../src/config/loadLegacyApiConfig';
-import { CONFIG_DEFAULTS, type LegacyApiConfig, type ListenerConfig } from '../../src/config/types';
+import {
+  loadLegacyApiConfig,
+  parseLegacyApiConfig,
+} from '../../src/config/loadLegacyApiConfig';
+import {
+  CONFIG_DEFAULTS,
+  type LegacyApiConfig,
+  type ListenerConfig,
+} from '../../src/config/types';
 
 const FIXTURES = join(__dirname, 'fixtures');
 
@@ -28,7 +35,13 @@ function snippetListener(place: string, groupPlace: string): ListenerConfig {
     numAcceptors: 100,
     maxConnections: 1024,
     handlerGroups: [
-      { host: '_', path: '/api', variant: 'host_type', handlers: ['service_api_metrics', 'service_api_users'], place: groupPlace },
+      {
+        host: '_',
+        path: '/api',
+        variant: 'host_type',
+        handlers: ['service_api_metrics', 'service_api_users'],
+        place: groupPlace,
+      },
     ],
     place,
   };
@@ -69,7 +82,9 @@ describe('loadLegacyApiConfig', () => {
         },
       ],
     };
-    await expect(loadLegacyApiConfig('examples/server.toml')).resolves.toEqual(expected);
+    await expect(loadLegacyApiConfig('examples/server.toml')).resolves.toEqual(
+      expected
+    );
   });
 
   it('should load examples/server.cfg', async () => {
@@ -84,20 +99,30 @@ describe('loadLegacyApiConfig', () => {
           numAcceptors: 10,
           maxConnections: 1024,
           handlerGroups: [
-            { host: 'localhost', path: '/api', variant: 'host_type', handlers: ['service_api_metrics'], place: 'line 28, column 11' },
+            {
+              host: 'localhost',
+              path: '/api',
+              variant: 'host_type',
+              handlers: ['service_api_metrics'],
+              place: 'line 28, column 11',
+            },
           ],
           place: 'line 21, column 3',
         },
       ],
     };
-    await expect(loadLegacyApiConfig('examples/server.cfg')).resolves.toEqual(expected);
+    await expect(loadLegacyApiConfig('examples/server.cfg')).resolves.toEqual(
+      expected
+    );
   });
 
   it('should give the same listeners for the two example files, apart from places', async () => {
     const withoutPlaces = (config: LegacyApiConfig) =>
       config.listeners.map(({ place: _place, handlerGroups, ...rest }) => ({
         ...rest,
-        handlerGroups: handlerGroups.map(({ place: _groupPlace, ...group }) => group),
+        handlerGroups: handlerGroups.map(
+          ({ place: _groupPlace, ...group }) => group
+        ),
       }));
     const toml = await loadLegacyApiConfig('examples/server.toml');
     const term = await loadLegacyApiConfig('examples/server.cfg');
@@ -209,7 +234,13 @@ describe('loadLegacyApiConfig', () => {
         numAcceptors: 100,
         maxConnections: 1024,
         handlerGroups: [
-          { host: 'localhost', path: '/api', variant: 'host_type', handlers: ['service_api_metrics'], place: 'line 7, column 11' },
+          {
+            host: 'localhost',
+            path: '/api',
+            variant: 'host_type',
+            handlers: ['service_api_metrics'],
+            place: 'line 7, column 11',
+          },
           {
             host: '_',
             path: '/metrics-api',
@@ -243,14 +274,20 @@ describe('loadLegacyApiConfig', () => {
   it('should name the file and the reason when the file cannot be read', async () => {
     const missing = join(dir, 'missing.toml');
     await expect(loadLegacyApiConfig(missing)).rejects.toThrow(
-      new ConfigError(missing, '', 'found an unreadable file (ENOENT: no such file or directory), expected a readable configuration file'),
+      new ConfigError(
+        missing,
+        '',
+        'found an unreadable file (ENOENT: no such file or directory), expected a readable configuration file'
+      )
     );
-    await expect(loadLegacyApiConfig(missing)).rejects.toBeInstanceOf(ConfigError);
+    await expect(loadLegacyApiConfig(missing)).rejects.toBeInstanceOf(
+      ConfigError
+    );
   });
 
   it('should report a directory as unreadable', async () => {
     await expect(loadLegacyApiConfig(dir)).rejects.toThrow(
-      `${dir}: found an unreadable file (EISDIR: illegal operation on a directory), expected a readable configuration file`,
+      `${dir}: found an unreadable file (EISDIR: illegal operation on a directory), expected a readable configuration file`
     );
   });
 
@@ -264,18 +301,23 @@ describe('loadLegacyApiConfig', () => {
   ])('should read %s as %s', async (name, format, content) => {
     const file = join(dir, name);
     await writeFile(file, content);
-    await expect(loadLegacyApiConfig(file)).resolves.toMatchObject({ format, listeners: [{ port: 8088 }] });
+    await expect(loadLegacyApiConfig(file)).resolves.toMatchObject({
+      format,
+      listeners: [{ port: 8088 }],
+    });
   });
 
   it('should trust the extension over the content', async () => {
     const toml = join(dir, 'really-terms.toml');
     await writeFile(toml, TERM_LISTENER);
     await expect(loadLegacyApiConfig(toml)).rejects.toThrow(
-      `${toml}: line 2, column 1: found invalid TOML (illegal character in key), expected valid TOML syntax`,
+      `${toml}: line 2, column 1: found invalid TOML (illegal character in key), expected valid TOML syntax`
     );
     const cfg = join(dir, 'really-toml.cfg');
     await writeFile(cfg, TOML_LISTENER);
-    await expect(loadLegacyApiConfig(cfg)).rejects.toThrow(`${cfg}: line 2, column 9: found ., expected , or ]`);
+    await expect(loadLegacyApiConfig(cfg)).rejects.toThrow(
+      `${cfg}: line 2, column 9: found ., expected , or ]`
+    );
   });
 
   it('should read an extension-less file by its content', async () => {
@@ -291,7 +333,12 @@ describe('loadLegacyApiConfig', () => {
     await expect(loadLegacyApiConfig(tomlFile)).resolves.toEqual({
       file: tomlFile,
       format: 'toml',
-      listeners: [snippetListener('listen.http[0]', 'listen.http[0].handlers.service_api[0]')],
+      listeners: [
+        snippetListener(
+          'listen.http[0]',
+          'listen.http[0].handlers.service_api[0]'
+        ),
+      ],
     });
   });
 
@@ -308,21 +355,30 @@ describe('loadLegacyApiConfig', () => {
   it('should read the example files unchanged', async () => {
     // The examples are documentation: loading must not depend on anything but their text.
     const text = await readFile('examples/server.cfg', 'utf8');
-    expect(parseLegacyApiConfig(text, 'examples/server.cfg')).toEqual(await loadLegacyApiConfig('examples/server.cfg'));
+    expect(parseLegacyApiConfig(text, 'examples/server.cfg')).toEqual(
+      await loadLegacyApiConfig('examples/server.cfg')
+    );
   });
 });
 
 describe('parseLegacyApiConfig', () => {
   it.each([
     ['a term first', TERM_LISTENER, 'term'],
-    ['% comment lines, then a term', `% Server configuration\n%% more\n\n${TERM_LISTENER}`, 'term'],
+    [
+      '% comment lines, then a term',
+      `% Server configuration\n%% more\n\n${TERM_LISTENER}`,
+      'term',
+    ],
     ['a TOML table first', TOML_LISTENER, 'toml'],
     ['a # comment, then TOML', `# comment\n${TOML_LISTENER}`, 'toml'],
     ['nothing', '', 'toml'],
     ['% comment lines only', '% nothing here\n', 'term'],
-  ])('should detect the form of a file without a known extension from its content: %s', (_what, text, format) => {
-    expect(parseLegacyApiConfig(text, 'server.conf').format).toBe(format);
-  });
+  ])(
+    'should detect the form of a file without a known extension from its content: %s',
+    (_what, text, format) => {
+      expect(parseLegacyApiConfig(text, 'server.conf').format).toBe(format);
+    }
+  );
 
   it('should read the form it is told to, whatever the file name', () => {
     expect(parseLegacyApiConfig(TERM_LISTENER, 'server.toml', 'term')).toEqual({
@@ -330,37 +386,71 @@ describe('parseLegacyApiConfig', () => {
       format: 'term',
       listeners: [snippetListener('line 2, column 11', 'line 2, column 45')],
     });
-    expect(parseLegacyApiConfig(TOML_LISTENER, 'server.cfg', 'toml').format).toBe('toml');
+    expect(
+      parseLegacyApiConfig(TOML_LISTENER, 'server.cfg', 'toml').format
+    ).toBe('toml');
   });
 
   it.each([
-    ['TOML', '[general]\n  hosts = ["localhost"]\n\n[[listen.c2s]]\n  port = 5222\n', 'server.toml'],
-    ['TOML with only other HTTP handlers', '[[listen.http]]\n  port = 5280\n  [[listen.http.handlers.mod_bosh]]\n    host = "_"\n    path = "/http-bind"\n', 'server.toml'],
-    ['term', '{hosts, ["localhost"]}.\n{listen, [{5222, c2s_listener, []}]}.\n', 'server.cfg'],
+    [
+      'TOML',
+      '[general]\n  hosts = ["localhost"]\n\n[[listen.c2s]]\n  port = 5222\n',
+      'server.toml',
+    ],
+    [
+      'TOML with only other HTTP handlers',
+      '[[listen.http]]\n  port = 5280\n  [[listen.http.handlers.mod_bosh]]\n    host = "_"\n    path = "/http-bind"\n',
+      'server.toml',
+    ],
+    [
+      'term',
+      '{hosts, ["localhost"]}.\n{listen, [{5222, c2s_listener, []}]}.\n',
+      'server.cfg',
+    ],
     ['term without a listen term', '{hosts, ["localhost"]}.\n', 'server.cfg'],
-    ['term with only other HTTP modules', '{listen, [{5280, http_listener, [{modules, [{"_", "/http-bind", mod_bosh}]}]}]}.\n', 'server.cfg'],
-  ])('should accept a %s file with no listener of ours and return no listeners', (_what, text, file) => {
-    expect(parseLegacyApiConfig(text, file).listeners).toEqual([]);
-  });
+    [
+      'term with only other HTTP modules',
+      '{listen, [{5280, http_listener, [{modules, [{"_", "/http-bind", mod_bosh}]}]}]}.\n',
+      'server.cfg',
+    ],
+  ])(
+    'should accept a %s file with no listener of ours and return no listeners',
+    (_what, text, file) => {
+      expect(parseLegacyApiConfig(text, file).listeners).toEqual([]);
+    }
+  );
 
   it('should use the documented defaults', () => {
-    const [listener] = parseLegacyApiConfig(TOML_LISTENER, 'server.toml').listeners;
+    const [listener] = parseLegacyApiConfig(
+      TOML_LISTENER,
+      'server.toml'
+    ).listeners;
     expect(listener).toMatchObject({
       ipVersion: CONFIG_DEFAULTS.ipVersion,
       numAcceptors: CONFIG_DEFAULTS.numAcceptors,
       maxConnections: CONFIG_DEFAULTS.maxConnections,
     });
-    expect(listener!.handlerGroups[0]).toMatchObject({ variant: CONFIG_DEFAULTS.variant, handlers: [...CONFIG_DEFAULTS.handlers] });
+    expect(listener!.handlerGroups[0]).toMatchObject({
+      variant: CONFIG_DEFAULTS.variant,
+      handlers: [...CONFIG_DEFAULTS.handlers],
+    });
   });
 
   it('should throw ConfigError with the file and place as properties', () => {
     let caught: unknown;
     try {
-      parseLegacyApiConfig('[[listen.http]]\nport = "x"\n[[listen.http.handlers.service_api]]\n', 'x.toml');
+      parseLegacyApiConfig(
+        '[[listen.http]]\nport = "x"\n[[listen.http.handlers.service_api]]\n',
+        'x.toml'
+      );
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ConfigError);
-    expect(caught).toMatchObject({ file: 'x.toml', place: 'listen.http[0].port', code: 'LEGACY_CONFIG_INVALID' });
+    expect(caught).toMatchObject({
+      file: 'x.toml',
+      place: 'listen.http[0].port',
+      code: 'LEGACY_CONFIG_INVALID',
+    });
   });
 });

@@ -43,39 +43,87 @@ describe('readTermListeners', () => {
       ['{8088, {127,0,0,1}}', '127.0.0.1', 4],
       ['{8088, {0,0,0,0,0,0,0,1}}', '0:0:0:0:0:0:0:1', 6],
     ])('should read the address %s', (address, ipAddress, ipVersion) => {
-      const [read] = readTermListeners(listen(`{${address}, http_listener, [{modules, [{"_", "/api", service_api}]}]}`), 'ok.cfg');
+      const [read] = readTermListeners(
+        listen(
+          `{${address}, http_listener, [{modules, [{"_", "/api", service_api}]}]}`
+        ),
+        'ok.cfg'
+      );
       expect(read).toMatchObject({ port: 8088, ipAddress, ipVersion });
     });
 
     it.each([
       ['{max_connections, infinity}, ', 100, Infinity],
       ['{max_connections, 10}, {num_acceptors, 5}, ', 5, 10],
-      ['{transport_options, [{max_connections, 10}, {num_acceptors, 5}]}, ', 5, 10],
-      ['{num_acceptors, 5}, {transport_options, [{max_connections, infinity}]}, ', 5, Infinity],
-      ['{protocol_options, [{compress, true}]}, {transport_options, []}, ', 100, 1024],
-    ])('should read the options %s', (options, numAcceptors, maxConnections) => {
-      const [read] = readTermListeners(listen(http(options)), 'ok.cfg');
-      expect(read).toMatchObject({ numAcceptors, maxConnections });
-    });
+      [
+        '{transport_options, [{max_connections, 10}, {num_acceptors, 5}]}, ',
+        5,
+        10,
+      ],
+      [
+        '{num_acceptors, 5}, {transport_options, [{max_connections, infinity}]}, ',
+        5,
+        Infinity,
+      ],
+      [
+        '{protocol_options, [{compress, true}]}, {transport_options, []}, ',
+        100,
+        1024,
+      ],
+    ])(
+      'should read the options %s',
+      (options, numAcceptors, maxConnections) => {
+        const [read] = readTermListeners(listen(http(options)), 'ok.cfg');
+        expect(read).toMatchObject({ numAcceptors, maxConnections });
+      }
+    );
 
     it.each([
-      ['{"_", "/api", service_api}', 'host_type', ['service_api_metrics', 'service_api_users']],
-      ['{"_", "/api", service_api, []}', 'host_type', ['service_api_metrics', 'service_api_users']],
-      ['{"_", "/api", []}', 'host_type', ['service_api_metrics', 'service_api_users']],
-      ['{"_", "/api", [{handlers, [service_api_users]}, {variant, host}]}', 'host', ['service_api_users']],
-      ['{"_", "/api", service_api, [{variant, host_type}, {handlers, [service_api_users, service_api_metrics]}]}', 'host_type', [
-        'service_api_users',
-        'service_api_metrics',
-      ]],
+      [
+        '{"_", "/api", service_api}',
+        'host_type',
+        ['service_api_metrics', 'service_api_users'],
+      ],
+      [
+        '{"_", "/api", service_api, []}',
+        'host_type',
+        ['service_api_metrics', 'service_api_users'],
+      ],
+      [
+        '{"_", "/api", []}',
+        'host_type',
+        ['service_api_metrics', 'service_api_users'],
+      ],
+      [
+        '{"_", "/api", [{handlers, [service_api_users]}, {variant, host}]}',
+        'host',
+        ['service_api_users'],
+      ],
+      [
+        '{"_", "/api", service_api, [{variant, host_type}, {handlers, [service_api_users, service_api_metrics]}]}',
+        'host_type',
+        ['service_api_users', 'service_api_metrics'],
+      ],
     ])('should read the module entry %s', (entry, variant, handlers) => {
       const [read] = readTermListeners(listen(http('', entry)), 'ok.cfg');
-      expect(read!.handlerGroups).toEqual([{ host: '_', path: '/api', variant, handlers, place: 'line 2, column 35' }]);
+      expect(read!.handlerGroups).toEqual([
+        {
+          host: '_',
+          path: '/api',
+          variant,
+          handlers,
+          place: 'line 2, column 35',
+        },
+      ]);
     });
 
     it('should ignore other modules, even of the same listener', () => {
-      const modules = '{"_", "/http-bind", mod_bosh}, {"localhost", "/api", service_api}, {"_", "/ws-xmpp", mod_websockets, [{timeout, 600}]}';
+      const modules =
+        '{"_", "/http-bind", mod_bosh}, {"localhost", "/api", service_api}, {"_", "/ws-xmpp", mod_websockets, [{timeout, 600}]}';
       const [read] = readTermListeners(listen(http('', modules)), 'ok.cfg');
-      expect(read!.handlerGroups.map((g) => [g.host, g.path])).toEqual([['localhost', '/api']]);
+      expect(read!.handlerGroups.map(g => [g.host, g.path])).toEqual([
+        ['localhost', '/api'],
+      ]);
     });
 
     it('should ignore other listeners, whatever their options, and other top-level terms', () => {
@@ -85,9 +133,11 @@ describe('readTermListeners', () => {
           '{5222, ejabberd_c2s, [starttls, {access, c2s}, {ip, {0,0,0,0}}]}',
           '{{5285, "0.0.0.0"}, ejabberd_cowboy, [{ssl, [{certfile, "c.pem"}]}, {modules, [{"_", "/http-bind", mod_bosh}]}]}',
           '{"not even a port", whatever, []}',
-          http(''),
+          http('')
         );
-      expect(readTermListeners(text, 'ok.cfg').map((l) => l.place)).toEqual(['line 9, column 1']);
+      expect(readTermListeners(text, 'ok.cfg').map(l => l.place)).toEqual([
+        'line 9, column 1',
+      ]);
     });
 
     it('should return no listeners for an empty listen list or none at all', () => {
@@ -101,7 +151,7 @@ describe('readTermListeners', () => {
         '{0, http_listener, [{modules, [{"_", "/api", service_api}]}]}',
         '{0, http_listener, [{modules, [{"_", "/api", service_api}]}]}',
         '{{8088, "127.0.0.1"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}',
-        '{{8088, "::1"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}',
+        '{{8088, "::1"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'
       );
       expect(readTermListeners(text, 'ok.cfg')).toHaveLength(4);
     });
@@ -111,41 +161,63 @@ describe('readTermListeners', () => {
     it.each([
       [
         'a port above 65535',
-        listen('{70000, http_listener, [{modules, [{"_", "/api", service_api}]}]}'),
+        listen(
+          '{70000, http_listener, [{modules, [{"_", "/api", service_api}]}]}'
+        ),
         'line 2, column 2: found 70000 for the port, expected an integer from 0 to 65535',
       ],
       [
         'a negative port in a tuple',
-        listen('{{-1, "127.0.0.1"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'),
+        listen(
+          '{{-1, "127.0.0.1"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'
+        ),
         'line 2, column 3: found -1 for the port, expected an integer from 0 to 65535',
       ],
       [
         'a port given as a string',
-        listen('{"8088", http_listener, [{modules, [{"_", "/api", service_api}]}]}'),
+        listen(
+          '{"8088", http_listener, [{modules, [{"_", "/api", service_api}]}]}'
+        ),
         'line 2, column 2: found "8088" for the listener address, expected Port or {Port, "Address"}',
       ],
       [
         'a host name as the address',
-        listen('{{8088, "localhost"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'),
+        listen(
+          '{{8088, "localhost"}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'
+        ),
         'line 2, column 9: found "localhost" for the IP address, expected an IPv4 or IPv6 address such as "127.0.0.1" or "::1"',
       ],
       [
         'an address tuple with a transport',
-        listen('{{8088, "127.0.0.1", tcp}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'),
+        listen(
+          '{{8088, "127.0.0.1", tcp}, http_listener, [{modules, [{"_", "/api", service_api}]}]}'
+        ),
         'line 2, column 2: found {8088,"127.0.0.1",tcp} for the listener address, expected Port or {Port, "Address"}',
       ],
       [
         'options that are not a list',
-        listen('{8088, http_listener, {modules, [{"_", "/api", service_api}]}}'),
+        listen(
+          '{8088, http_listener, {modules, [{"_", "/api", service_api}]}}'
+        ),
         'line 2, column 23: found {modules,[{"_","/api",service_api}]} for the listener options, expected a list',
       ],
-      ['a listener tuple of two', listen('{8088, http_listener}'), 'line 2, column 1: found {8088,http_listener} in the listen list, expected {Port, Module, Options}'],
+      [
+        'a listener tuple of two',
+        listen('{8088, http_listener}'),
+        'line 2, column 1: found {8088,http_listener} in the listen list, expected {Port, Module, Options}',
+      ],
       [
         'a listener module given as a string',
-        listen('{8088, "http_listener", [{modules, [{"_", "/api", service_api}]}]}'),
+        listen(
+          '{8088, "http_listener", [{modules, [{"_", "/api", service_api}]}]}'
+        ),
         'line 2, column 8: found "http_listener" for the listener module, expected an atom',
       ],
-      ['num_acceptors 0', listen(http('{num_acceptors, 0}, ')), 'line 2, column 40: found 0 for num_acceptors, expected a positive integer'],
+      [
+        'num_acceptors 0',
+        listen(http('{num_acceptors, 0}, ')),
+        'line 2, column 40: found 0 for num_acceptors, expected a positive integer',
+      ],
       [
         'max_connections 0 in transport_options',
         listen(http('{transport_options, [{max_connections, 0}]}, ')),
@@ -180,7 +252,11 @@ describe('readTermListeners', () => {
       ],
       [
         'max_connections both at the top and in transport_options',
-        listen(http('{max_connections, 5}, {transport_options, [{max_connections, 6}]}, ')),
+        listen(
+          http(
+            '{max_connections, 5}, {transport_options, [{max_connections, 6}]}, '
+          )
+        ),
         'line 2, column 67: found max_connections a second time, expected each option once (first at line 2, column 24)',
       ],
       [
@@ -193,10 +269,16 @@ describe('readTermListeners', () => {
         listen(http('{transport_options, {max_connections, 10}}, ')),
         'line 2, column 44: found {max_connections,10} for transport_options, expected a list',
       ],
-      ['a bare atom among the options', listen(http('starttls, ')), 'line 2, column 24: found starttls for a listener option, expected {Name, Value}'],
+      [
+        'a bare atom among the options',
+        listen(http('starttls, ')),
+        'line 2, column 24: found starttls for a listener option, expected {Name, Value}',
+      ],
       [
         'modules that are not a list',
-        listen('{8088, http_listener, [{modules, {"_", "/api", service_api}}]}'),
+        listen(
+          '{8088, http_listener, [{modules, {"_", "/api", service_api}}]}'
+        ),
         'line 2, column 34: found {"_","/api",service_api} for modules, ' +
           'expected a list of {Host, Path, Module}, {Host, Path, Module, Options} or {Host, Path, Options}',
       ],
@@ -208,7 +290,9 @@ describe('readTermListeners', () => {
       ],
       [
         'a module given as a string next to ours',
-        listen(http('', '{"_", "/api", service_api}, {"_", "/x", "mod_bosh", []}')),
+        listen(
+          http('', '{"_", "/api", service_api}, {"_", "/x", "mod_bosh", []}')
+        ),
         'line 2, column 75: found "mod_bosh" for the module, expected an atom such as service_api',
       ],
       [
@@ -233,7 +317,12 @@ describe('readTermListeners', () => {
       ],
       [
         'service_api options that are not a list',
-        listen(http('', '{"_", "/api", service_api, {handlers, [service_api_metrics]}}')),
+        listen(
+          http(
+            '',
+            '{"_", "/api", service_api, {handlers, [service_api_metrics]}}'
+          )
+        ),
         'line 2, column 62: found {handlers,[service_api_metrics]} for the service_api options, expected a list',
       ],
       [
@@ -243,19 +332,34 @@ describe('readTermListeners', () => {
       ],
       [
         'a misspelt handler',
-        listen(http('', '{"_", "/api", service_api, [{handlers, [service_api_metric]}]}')),
+        listen(
+          http(
+            '',
+            '{"_", "/api", service_api, [{handlers, [service_api_metric]}]}'
+          )
+        ),
         'line 2, column 75: found service_api_metric for a handler, expected service_api_metrics or service_api_users ' +
           '(did you mean service_api_metrics?)',
       ],
       [
         'a handler given as a string',
-        listen(http('', '{"_", "/api", service_api, [{handlers, ["service_api_metrics"]}]}')),
+        listen(
+          http(
+            '',
+            '{"_", "/api", service_api, [{handlers, ["service_api_metrics"]}]}'
+          )
+        ),
         'line 2, column 75: found "service_api_metrics" for a handler, expected service_api_metrics or service_api_users ' +
           '(did you mean service_api_metrics?)',
       ],
       [
         'a handler listed twice',
-        listen(http('', '{"_", "/api", service_api, [{handlers, [service_api_metrics, service_api_metrics]}]}')),
+        listen(
+          http(
+            '',
+            '{"_", "/api", service_api, [{handlers, [service_api_metrics, service_api_metrics]}]}'
+          )
+        ),
         'line 2, column 96: found service_api_metrics a second time, expected each handler once',
       ],
       [
@@ -265,7 +369,12 @@ describe('readTermListeners', () => {
       ],
       [
         'an unknown service_api option',
-        listen(http('', '{"_", "/api", service_api, [{handler, [service_api_metrics]}]}')),
+        listen(
+          http(
+            '',
+            '{"_", "/api", service_api, [{handler, [service_api_metrics]}]}'
+          )
+        ),
         'line 2, column 63: found unknown option handler, expected handlers or variant (did you mean handlers?)',
       ],
       [
@@ -275,7 +384,12 @@ describe('readTermListeners', () => {
       ],
       [
         'two module entries with the same host and path',
-        listen(http('', '{"_", "/api", service_api}, {"_", "/api", [{handlers, [service_api_metrics]}]}')),
+        listen(
+          http(
+            '',
+            '{"_", "/api", service_api}, {"_", "/api", [{handlers, [service_api_metrics]}]}'
+          )
+        ),
         'line 2, column 63: found host "_" and path "/api" a second time, expected each host and path once per listener ' +
           '(first at line 2, column 35)',
       ],
@@ -285,27 +399,46 @@ describe('readTermListeners', () => {
         'line 4, column 1: found port 8088 on the default address a second time, expected each address and port once ' +
           '(first at line 2, column 1)',
       ],
-      ['listen that is not a list', '{listen, {}}.', 'line 1, column 10: found {} for listen, expected a list of listeners'],
+      [
+        'listen that is not a list',
+        '{listen, {}}.',
+        'line 1, column 10: found {} for listen, expected a list of listeners',
+      ],
       [
         'a second listen term',
         '{listen, []}.\n{hosts, []}.\n{listen, []}.\n',
         'line 3, column 1: found a second listen term, expected a single one (first at line 1, column 1)',
       ],
-      ['a listen term of three elements', '{listen, [], extra}.', 'line 1, column 1: found {listen,[],extra} in the file, expected {listen, [Listener, ...]}'],
-      ['a missing full stop', '{listen, []}\n', 'line 2, column 1: found end of file, expected . to end the term'],
+      [
+        'a listen term of three elements',
+        '{listen, [], extra}.',
+        'line 1, column 1: found {listen,[],extra} in the file, expected {listen, [Listener, ...]}',
+      ],
+      [
+        'a missing full stop',
+        '{listen, []}\n',
+        'line 2, column 1: found end of file, expected . to end the term',
+      ],
       [
         'a variable',
         '{listen, [{Port, http_listener, []}]}.',
-        `line 1, column 12: found variable Port, expected a term (write 'Port' for an atom or "Port" for a string)`,
+        'line 1, column 12: found variable Port, expected a term (write \'Port\' for an atom or "Port" for a string)',
       ],
-      ['a list with a tail', '{listen, [a | b]}.', 'line 1, column 13: found |, expected , or ] (lists with a tail [H | T] are not supported)'],
+      [
+        'a list with a tail',
+        '{listen, [a | b]}.',
+        'line 1, column 13: found |, expected , or ] (lists with a tail [H | T] are not supported)',
+      ],
       [
         'an unterminated string',
         '{hosts, ["localhost]}.\n',
         'line 2, column 1: found end of file, expected " to close the string opened at line 1, column 10',
       ],
     ])('should reject %s', (_what, text, message) => {
-      expectConfigError(() => readTermListeners(text, 'bad.cfg'), `bad.cfg: ${message}`);
+      expectConfigError(
+        () => readTermListeners(text, 'bad.cfg'),
+        `bad.cfg: ${message}`
+      );
     });
   });
 });

@@ -23,7 +23,7 @@ class Random {
 
   constructor(seed: number) {
     // A zero state would stay zero; mix the seed so that nearby seeds diverge at once.
-    this._state = (Math.imul(seed + 1, 0x9e3779b1) >>> 0) || 1;
+    this._state = Math.imul(seed + 1, 0x9e3779b1) >>> 0 || 1;
     for (let i = 0; i < 4; i++) this._nextUint32();
   }
 
@@ -57,12 +57,62 @@ class Random {
 
 /** Characters that stress quoting, escaping, comments and columns. */
 const TRICKY = [
-  'a', 'z', 'A', 'Z', '0', '9', '_', '@', ' ', '"', "'", '\\', '\n', '\r', '\t', '%', '.', ',', '{', '}', '[', ']',
-  '<', '>', '$', '#', '|', '/', 'é', 'ß', '日', '😀', '\u0000', '\u0001', '\u001b', '\u007f', '\u00a0', '\u2028', '\ufeff',
+  'a',
+  'z',
+  'A',
+  'Z',
+  '0',
+  '9',
+  '_',
+  '@',
+  ' ',
+  '"',
+  "'",
+  '\\',
+  '\n',
+  '\r',
+  '\t',
+  '%',
+  '.',
+  ',',
+  '{',
+  '}',
+  '[',
+  ']',
+  '<',
+  '>',
+  '$',
+  '#',
+  '|',
+  '/',
+  'é',
+  'ß',
+  '日',
+  '😀',
+  '\u0000',
+  '\u0001',
+  '\u001b',
+  '\u007f',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
 ];
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const NAME = `${LOWER}ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@`;
-const SPECIAL_FLOATS = [0, -0, 1, -1, 0.1, 5e-324, -5e-324, 1.7976931348623157e308, 1e21, 1e-7, 123456.789, 2 ** 53];
+const SPECIAL_FLOATS = [
+  0,
+  -0,
+  1,
+  -1,
+  0.1,
+  5e-324,
+  -5e-324,
+  1.7976931348623157e308,
+  1e21,
+  1e-7,
+  123456.789,
+  2 ** 53,
+];
 
 function randomCodePoint(r: Random): string {
   if (r.chance(0.6)) return r.pick(TRICKY);
@@ -105,7 +155,10 @@ function randomFloat(r: Random): number {
 }
 
 function randomTerm(r: Random, depth: number): Plain {
-  const kinds = depth >= 5 ? ['atom', 'string', 'binary', 'integer', 'float'] : ['atom', 'string', 'binary', 'integer', 'float', 'tuple', 'list'];
+  const kinds =
+    depth >= 5
+      ? ['atom', 'string', 'binary', 'integer', 'float']
+      : ['atom', 'string', 'binary', 'integer', 'float', 'tuple', 'list'];
   const kind = r.pick(kinds);
   switch (kind) {
     case 'atom':
@@ -119,7 +172,8 @@ function randomTerm(r: Random, depth: number): Plain {
       return { kind, value: randomFloat(r) };
     default: {
       const elements: Plain[] = [];
-      for (let n = r.int(5); n > 0; n--) elements.push(randomTerm(r, depth + 1));
+      for (let n = r.int(5); n > 0; n--)
+        elements.push(randomTerm(r, depth + 1));
       return { kind: kind as 'tuple' | 'list', elements };
     }
   }
@@ -143,24 +197,47 @@ function withPosition(plain: Plain): TermNode {
  * optional quotes, other escapes, split strings, other integer notations.
  */
 function printNoisily(plain: Plain, r: Random): string {
-  const gap = (): string => r.pick(['', '', ' ', '  ', '\n', '\t', '\r\n', ' % a comment with } and " in it\n', '\n\n    ']);
+  const gap = (): string =>
+    r.pick([
+      '',
+      '',
+      ' ',
+      '  ',
+      '\n',
+      '\t',
+      '\r\n',
+      ' % a comment with } and " in it\n',
+      '\n\n    ',
+    ]);
   switch (plain.kind) {
     case 'atom': {
       const printed = printTerm(withPosition(plain));
-      return printed.startsWith("'") || !r.chance(0.3) ? printed : `'${printed}'`;
+      return printed.startsWith("'") || !r.chance(0.3)
+        ? printed
+        : `'${printed}'`;
     }
     case 'string':
-      return splitString(plain.value, r).map((part) => quoteNoisily(part, r)).join(gap());
+      return splitString(plain.value, r)
+        .map(part => quoteNoisily(part, r))
+        .join(gap());
     case 'binary': {
       if (plain.value === '') return `<<${gap()}>>`;
-      const segments = splitString(plain.value, r).map((part) => quoteNoisily(part, r) + (r.chance(0.3) ? '/utf8' : ''));
+      const segments = splitString(plain.value, r).map(
+        part => quoteNoisily(part, r) + (r.chance(0.3) ? '/utf8' : '')
+      );
       return `<<${gap()}${segments.join(`${gap()},${gap()}`)}${gap()}>>`;
     }
     case 'integer': {
       const negative = plain.value < 0n;
       const magnitude = negative ? -plain.value : plain.value;
       let digits: string;
-      if (!negative && magnitude >= 33n && magnitude <= 126n && magnitude !== 92n && r.chance(0.3)) {
+      if (
+        !negative &&
+        magnitude >= 33n &&
+        magnitude <= 126n &&
+        magnitude !== 92n &&
+        r.chance(0.3)
+      ) {
         digits = `$${String.fromCharCode(Number(magnitude))}`;
       } else if (r.chance(0.3)) {
         const base = 2 + r.int(35);
@@ -173,13 +250,17 @@ function printNoisily(plain: Plain, r: Random): string {
     }
     case 'float': {
       const negative = plain.value < 0 || Object.is(plain.value, -0);
-      const printed = printTerm(withPosition({ kind: 'float', value: Math.abs(plain.value) }));
+      const printed = printTerm(
+        withPosition({ kind: 'float', value: Math.abs(plain.value) })
+      );
       const spelled = r.chance(0.3) ? printed.replace('e', 'E') : printed;
       return negative ? `-${gap()}${spelled}` : spelled;
     }
     default: {
       const [open, close] = plain.kind === 'tuple' ? ['{', '}'] : ['[', ']'];
-      const inner = plain.elements.map((e) => printNoisily(e, r)).join(`${gap()},${gap()}`);
+      const inner = plain.elements
+        .map(e => printNoisily(e, r))
+        .join(`${gap()},${gap()}`);
       return `${open}${gap()}${inner}${gap()}${close}`;
     }
   }
@@ -188,7 +269,8 @@ function printNoisily(plain: Plain, r: Random): string {
 function splitString(value: string, r: Random): string[] {
   const characters = [...value];
   const parts: string[] = [];
-  while (characters.length > 0 && r.chance(0.3)) parts.push(characters.splice(0, 1 + r.int(characters.length)).join(''));
+  while (characters.length > 0 && r.chance(0.3))
+    parts.push(characters.splice(0, 1 + r.int(characters.length)).join(''));
   parts.push(characters.join(''));
   return parts;
 }
@@ -197,8 +279,10 @@ function quoteNoisily(value: string, r: Random): string {
   let out = '"';
   for (const c of value) {
     const code = c.codePointAt(0)!;
-    if (r.chance(0.15)) out += `\\x{${r.chance(0.5) ? code.toString(16).toUpperCase() : code.toString(16)}}`;
-    else if (code < 256 && r.chance(0.1)) out += `\\${code.toString(8).padStart(3, '0')}`;
+    if (r.chance(0.15))
+      out += `\\x{${r.chance(0.5) ? code.toString(16).toUpperCase() : code.toString(16)}}`;
+    else if (code < 256 && r.chance(0.1))
+      out += `\\${code.toString(8).padStart(3, '0')}`;
     else if (c === '"' || c === '\\') out += `\\${c}`;
     else if (c === ' ' && r.chance(0.3)) out += '\\s';
     else out += c;
@@ -218,19 +302,27 @@ function characterAt(text: string, node: TermNode): string | undefined {
 }
 
 /** Checks that every node's position points at the first character of its text. */
-function checkPositions(text: string, node: TermNode, problems: string[]): void {
+function checkPositions(
+  text: string,
+  node: TermNode,
+  problems: string[]
+): void {
   const c = characterAt(text, node);
   const expected: Record<TermNode['kind'], (c: string) => boolean> = {
-    tuple: (x) => x === '{',
-    list: (x) => x === '[',
-    string: (x) => x === '"',
-    binary: (x) => x === '<',
-    atom: (x) => x === "'" || x === (node.kind === 'atom' ? node.value[0] : ''),
-    integer: (x) => /[-0-9$]/.test(x),
-    float: (x) => /[-0-9]/.test(x),
+    tuple: x => x === '{',
+    list: x => x === '[',
+    string: x => x === '"',
+    binary: x => x === '<',
+    atom: x => x === "'" || x === (node.kind === 'atom' ? node.value[0] : ''),
+    integer: x => /[-0-9$]/.test(x),
+    float: x => /[-0-9]/.test(x),
   };
-  if (c === undefined || !expected[node.kind](c)) problems.push(`${node.kind} at line ${node.line}, column ${node.column} starts with ${JSON.stringify(c)}`);
-  if (node.kind === 'tuple' || node.kind === 'list') node.elements.forEach((e) => checkPositions(text, e, problems));
+  if (c === undefined || !expected[node.kind](c))
+    problems.push(
+      `${node.kind} at line ${node.line}, column ${node.column} starts with ${JSON.stringify(c)}`
+    );
+  if (node.kind === 'tuple' || node.kind === 'list')
+    node.elements.forEach(e => checkPositions(text, e, problems));
 }
 
 function terms(r: Random): Plain[] {
@@ -241,13 +333,15 @@ const EXAMPLES = [
   'examples/server.cfg',
   join(__dirname, 'fixtures', 'full.cfg'),
   join(__dirname, 'fixtures', 'multi.cfg'),
-].map((file) => readFileSync(file));
+].map(file => readFileSync(file));
 const TOML_EXAMPLES = [
   'examples/server.toml',
   join(__dirname, 'fixtures', 'full.toml'),
   join(__dirname, 'fixtures', 'multi.toml'),
-].map((file) => readFileSync(file));
-const INTERESTING_BYTES = Buffer.from('{}[](),."\'%$#<>/\\-_=| \n\r\t09azAZ\u00e9');
+].map(file => readFileSync(file));
+const INTERESTING_BYTES = Buffer.from(
+  '{}[](),."\'%$#<>/\\-_=| \n\r\t09azAZ\u00e9'
+);
 
 /** One to three random edits: bit flips, replaced, deleted, inserted or repeated bytes, truncation. */
 function mutate(input: Buffer, r: Random): Buffer {
@@ -259,20 +353,39 @@ function mutate(input: Buffer, r: Random): Buffer {
         if (at < bytes.length) bytes[at] = bytes[at]! ^ (1 << r.int(8));
         break;
       case 1:
-        if (at < bytes.length) bytes[at] = r.chance(0.5) ? r.int(256) : INTERESTING_BYTES[r.int(INTERESTING_BYTES.length)]!;
+        if (at < bytes.length)
+          bytes[at] = r.chance(0.5)
+            ? r.int(256)
+            : INTERESTING_BYTES[r.int(INTERESTING_BYTES.length)]!;
         break;
       case 2:
-        bytes = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1 + r.int(8))]);
+        bytes = Buffer.concat([
+          bytes.subarray(0, at),
+          bytes.subarray(at + 1 + r.int(8)),
+        ]);
         break;
       case 3: {
-        const inserted = Buffer.from(Array.from({ length: 1 + r.int(4) }, () => INTERESTING_BYTES[r.int(INTERESTING_BYTES.length)]!));
-        bytes = Buffer.concat([bytes.subarray(0, at), inserted, bytes.subarray(at)]);
+        const inserted = Buffer.from(
+          Array.from(
+            { length: 1 + r.int(4) },
+            () => INTERESTING_BYTES[r.int(INTERESTING_BYTES.length)]!
+          )
+        );
+        bytes = Buffer.concat([
+          bytes.subarray(0, at),
+          inserted,
+          bytes.subarray(at),
+        ]);
         break;
       }
       case 4: {
         const from = r.int(bytes.length + 1);
         const slice = bytes.subarray(from, from + 1 + r.int(32));
-        bytes = Buffer.concat([bytes.subarray(0, at), slice, bytes.subarray(at)]);
+        bytes = Buffer.concat([
+          bytes.subarray(0, at),
+          slice,
+          bytes.subarray(at),
+        ]);
         break;
       }
       default:
@@ -291,7 +404,12 @@ interface FuzzOutcome {
 }
 
 /** Runs `read` on damaged copies of `inputs`. */
-function fuzzReader(inputs: Buffer[], cases: number, firstSeed: number, read: (text: string) => unknown): FuzzOutcome {
+function fuzzReader(
+  inputs: Buffer[],
+  cases: number,
+  firstSeed: number,
+  read: (text: string) => unknown
+): FuzzOutcome {
   const outcome: FuzzOutcome = { problems: [], accepted: 0, rejected: 0 };
   const { problems } = outcome;
   const decoder = new TextDecoder();
@@ -307,7 +425,8 @@ function fuzzReader(inputs: Buffer[], cases: number, firstSeed: number, read: (t
       else problems.push(`seed ${seed}: threw ${String(error)}`);
     }
     const elapsed = performance.now() - started;
-    if (elapsed > 250) problems.push(`seed ${seed}: took ${Math.round(elapsed)} ms`);
+    if (elapsed > 250)
+      problems.push(`seed ${seed}: took ${Math.round(elapsed)} ms`);
   }
   return outcome;
 }
@@ -323,9 +442,10 @@ describe('parseTerms (generated input)', () => {
   it('should read back 3000 random terms printed compactly', () => {
     for (let seed = 0; seed < 3000; seed++) {
       const generated = terms(new Random(seed));
-      const text = `${generated.map((t) => printTerm(withPosition(t))).join('.\n')}.\n`;
+      const text = `${generated.map(t => printTerm(withPosition(t))).join('.\n')}.\n`;
       const read = parseTerms(text, `seed-${seed}.cfg`).map(strip);
-      if (!isEqual(read, generated)) expect({ seed, text, read }).toEqual({ seed, text, read: generated });
+      if (!isEqual(read, generated))
+        expect({ seed, text, read }).toEqual({ seed, text, read: generated });
     }
   });
 
@@ -333,39 +453,74 @@ describe('parseTerms (generated input)', () => {
     for (let seed = 0; seed < 3000; seed++) {
       const r = new Random(1_000_000 + seed);
       const generated = terms(r);
-      const text = generated.map((t) => `${r.pick(['', '\n', '% top comment\n'])}${printNoisily(t, r)}${r.pick(['', ' ', '\n'])}.${r.pick([' ', '\n', '\t', '%c\n'])}`).join('');
+      const text = generated
+        .map(
+          t =>
+            `${r.pick(['', '\n', '% top comment\n'])}${printNoisily(t, r)}${r.pick(['', ' ', '\n'])}.${r.pick([' ', '\n', '\t', '%c\n'])}`
+        )
+        .join('');
       const parsed = parseTerms(text, `seed-${seed}.cfg`);
       const problems: string[] = [];
-      parsed.forEach((node) => checkPositions(text, node, problems));
+      parsed.forEach(node => checkPositions(text, node, problems));
       const read = parsed.map(strip);
       if (!isEqual(read, generated) || problems.length > 0) {
-        expect({ seed, text, read, problems }).toEqual({ seed, text, read: generated, problems: [] });
+        expect({ seed, text, read, problems }).toEqual({
+          seed,
+          text,
+          read: generated,
+          problems: [],
+        });
       }
     }
   });
 
   it('should only ever return terms or throw ConfigError on 3000 damaged term files', () => {
-    expectSound(fuzzReader(EXAMPLES, 3000, 0, (text) => parseLegacyApiConfig(text, 'fuzz.cfg', 'term')));
+    expectSound(
+      fuzzReader(EXAMPLES, 3000, 0, text =>
+        parseLegacyApiConfig(text, 'fuzz.cfg', 'term')
+      )
+    );
   });
 
   it('should only ever return terms or throw ConfigError on 2000 damaged random term texts', () => {
     const inputs = Array.from({ length: 20 }, (_, seed) => {
       const r = new Random(2_000_000 + seed);
-      return Buffer.from(`${terms(r).map((t) => printNoisily(t, r)).join('.\n')}.\n`);
+      return Buffer.from(
+        `${terms(r)
+          .map(t => printNoisily(t, r))
+          .join('.\n')}.\n`
+      );
     });
-    expectSound(fuzzReader(inputs, 2000, 3_000_000, (text) => parseTerms(text, 'fuzz.cfg')));
+    expectSound(
+      fuzzReader(inputs, 2000, 3_000_000, text => parseTerms(text, 'fuzz.cfg'))
+    );
   });
 
   it('should only ever return listeners or throw ConfigError on 2000 damaged TOML files', () => {
-    expectSound(fuzzReader(TOML_EXAMPLES, 2000, 4_000_000, (text) => parseLegacyApiConfig(text, 'fuzz.toml', 'toml')));
+    expectSound(
+      fuzzReader(TOML_EXAMPLES, 2000, 4_000_000, text =>
+        parseLegacyApiConfig(text, 'fuzz.toml', 'toml')
+      )
+    );
   });
 });
 
 /** Deep equality that tells 0 from -0 and compares bigints, without an expect per case. */
 function isEqual(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
+  if (
+    typeof a !== 'object' ||
+    a === null ||
+    typeof b !== 'object' ||
+    b === null
+  )
+    return Object.is(a, b);
   const keysA = Object.keys(a);
   const keysB = Object.keys(b);
   if (keysA.length !== keysB.length) return false;
-  return keysA.every((key) => isEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return keysA.every(key =>
+    isEqual(
+      (a as Record<string, unknown>)[key],
+      (b as Record<string, unknown>)[key]
+    )
+  );
 }

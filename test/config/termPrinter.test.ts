@@ -4,7 +4,11 @@ import { printAtom, printTerm } from '../../src/config/termPrinter';
 const at = { line: 1, column: 1 };
 const atom = (value: string): TermNode => ({ kind: 'atom', value, ...at });
 const string = (value: string): TermNode => ({ kind: 'string', value, ...at });
-const integer = (value: bigint): TermNode => ({ kind: 'integer', value, ...at });
+const integer = (value: bigint): TermNode => ({
+  kind: 'integer',
+  value,
+  ...at,
+});
 const float = (value: number): TermNode => ({ kind: 'float', value, ...at });
 
 const CASES: Array<[TermNode, string]> = [
@@ -28,19 +32,34 @@ const CASES: Array<[TermNode, string]> = [
   [float(1e21), '1.0e+21'],
   [float(1.5e-7), '1.5e-7'],
   [float(5e-324), '5.0e-324'],
-  [{ kind: 'tuple', elements: [atom('a'), { kind: 'list', elements: [integer(1n), string('x')], ...at }], ...at }, '{a,[1,"x"]}'],
+  [
+    {
+      kind: 'tuple',
+      elements: [
+        atom('a'),
+        { kind: 'list', elements: [integer(1n), string('x')], ...at },
+      ],
+      ...at,
+    },
+    '{a,[1,"x"]}',
+  ],
   [{ kind: 'list', elements: [], ...at }, '[]'],
   [{ kind: 'tuple', elements: [], ...at }, '{}'],
 ];
 
 describe('printTerm', () => {
-  it.each(CASES.map(([node, text]) => [text, node] as const))('should print %s', (text, node) => {
-    expect(printTerm(node)).toBe(text);
-  });
+  it.each(CASES.map(([node, text]) => [text, node] as const))(
+    'should print %s',
+    (text, node) => {
+      expect(printTerm(node)).toBe(text);
+    }
+  );
 });
 
 describe('printAtom', () => {
   it('should quote only what Erlang would not read unquoted', () => {
-    expect(['ok', 'OK', '_x', 'a-b', 'a.b', 'or', 'orelse2'].map(printAtom)).toEqual(["ok", "'OK'", "'_x'", "'a-b'", "'a.b'", "'or'", 'orelse2']);
+    expect(
+      ['ok', 'OK', '_x', 'a-b', 'a.b', 'or', 'orelse2'].map(printAtom)
+    ).toEqual(['ok', "'OK'", "'_x'", "'a-b'", "'a.b'", "'or'", 'orelse2']);
   });
 });

@@ -1,7 +1,8 @@
 import { readTomlListeners } from '../../src/config/tomlListeners';
 import { expectConfigError } from './expectConfigError';
 
-const GROUP = '[[listen.http.handlers.service_api]]\n  host = "_"\n  path = "/api"\n';
+const GROUP =
+  '[[listen.http.handlers.service_api]]\n  host = "_"\n  path = "/api"\n';
 
 /** One `[[listen.http]]` with the given settings, followed by handler groups. */
 function listener(settings: string, ...groups: string[]): string {
@@ -44,30 +45,50 @@ describe('readTomlListeners', () => {
       ['ip_address = "::1"\nip_version = 6', '::1', 6],
       ['ip_address = "0.0.0.0"\nip_version = 4', '0.0.0.0', 4],
       ['ip_address = "192.0.2.10"', '192.0.2.10', 4],
-    ])('should derive the IP version from %j', (settings, ipAddress, ipVersion) => {
-      const [read] = readTomlListeners(listener(`port = 8088\n${settings}`), 'ok.toml');
-      expect(read).toMatchObject({ ipAddress, ipVersion });
-    });
+    ])(
+      'should derive the IP version from %j',
+      (settings, ipAddress, ipVersion) => {
+        const [read] = readTomlListeners(
+          listener(`port = 8088\n${settings}`),
+          'ok.toml'
+        );
+        expect(read).toMatchObject({ ipAddress, ipVersion });
+      }
+    );
 
     it('should turn max_connections "infinity" into Infinity', () => {
-      const [read] = readTomlListeners(listener('port = 8088\ntransport.max_connections = "infinity"'), 'ok.toml');
+      const [read] = readTomlListeners(
+        listener('port = 8088\ntransport.max_connections = "infinity"'),
+        'ok.toml'
+      );
       expect(read!.maxConnections).toBe(Infinity);
     });
 
     it('should accept and ignore the listener keys that mean nothing here', () => {
-      const settings = 'port = 8088\nproto = "tcp"\nhibernate_after = 5000\nprotocol.compress = true';
+      const settings =
+        'port = 8088\nproto = "tcp"\nhibernate_after = 5000\nprotocol.compress = true';
       expect(readTomlListeners(listener(settings), 'ok.toml')).toHaveLength(1);
     });
 
     it('should read listeners written as inline tables', () => {
-      const text = '[listen]\nhttp = [{port = 8088, handlers = {service_api = [{host = "_", path = "/api", variant = "host"}]}}]\n';
-      expect(readTomlListeners(text, 'ok.toml')).toMatchObject([{ port: 8088, handlerGroups: [{ host: '_', path: '/api', variant: 'host' }] }]);
+      const text =
+        '[listen]\nhttp = [{port = 8088, handlers = {service_api = [{host = "_", path = "/api", variant = "host"}]}}]\n';
+      expect(readTomlListeners(text, 'ok.toml')).toMatchObject([
+        {
+          port: 8088,
+          handlerGroups: [{ host: '_', path: '/api', variant: 'host' }],
+        },
+      ]);
     });
 
     it('should count only [[listen.http]] entries in places, ours or not', () => {
-      const bosh = '[[listen.http]]\nport = 5280\n[[listen.http.handlers.mod_bosh]]\nhost = "_"\npath = "/http-bind"\n';
-      const read = readTomlListeners(`[[listen.c2s]]\nport = 5222\n${bosh}${listener('port = 8088')}`, 'ok.toml');
-      expect(read.map((l) => l.place)).toEqual(['listen.http[1]']);
+      const bosh =
+        '[[listen.http]]\nport = 5280\n[[listen.http.handlers.mod_bosh]]\nhost = "_"\npath = "/http-bind"\n';
+      const read = readTomlListeners(
+        `[[listen.c2s]]\nport = 5222\n${bosh}${listener('port = 8088')}`,
+        'ok.toml'
+      );
+      expect(read.map(l => l.place)).toEqual(['listen.http[1]']);
     });
 
     it('should allow several listeners on port 0 and one port on two addresses', () => {
@@ -77,7 +98,7 @@ describe('readTomlListeners', () => {
         listener('port = 8088\nip_address = "127.0.0.1"'),
         listener('port = 8088\nip_address = "::1"'),
       ].join('\n');
-      expect(readTomlListeners(text, 'ok.toml').map((l) => l.place)).toEqual([
+      expect(readTomlListeners(text, 'ok.toml').map(l => l.place)).toEqual([
         'listen.http[0]',
         'listen.http[1]',
         'listen.http[2]',
@@ -86,24 +107,50 @@ describe('readTomlListeners', () => {
     });
 
     it('should allow one host and path on two listeners, and two paths for one host', () => {
-      const text = listener('port = 8088', GROUP, group('host = "_"\npath = "/other"')) + listener('port = 8089');
+      const text =
+        listener('port = 8088', GROUP, group('host = "_"\npath = "/other"')) +
+        listener('port = 8089');
       expect(readTomlListeners(text, 'ok.toml')).toHaveLength(2);
     });
   });
 
   describe('invalid files', () => {
     it.each([
-      ['a missing port', listener(''), 'listen.http[0].port: found nothing, expected an integer from 0 to 65535'],
-      ['a port given as a string', listener('port = "8088"'), 'listen.http[0].port: found "8088", expected an integer from 0 to 65535'],
-      ['a port above 65535', listener('port = 65536'), 'listen.http[0].port: found 65536, expected an integer from 0 to 65535'],
-      ['a negative port', listener('port = -1'), 'listen.http[0].port: found -1, expected an integer from 0 to 65535'],
-      ['a float port', listener('port = 8088.0'), 'listen.http[0].port: found 8088.0, expected an integer from 0 to 65535'],
+      [
+        'a missing port',
+        listener(''),
+        'listen.http[0].port: found nothing, expected an integer from 0 to 65535',
+      ],
+      [
+        'a port given as a string',
+        listener('port = "8088"'),
+        'listen.http[0].port: found "8088", expected an integer from 0 to 65535',
+      ],
+      [
+        'a port above 65535',
+        listener('port = 65536'),
+        'listen.http[0].port: found 65536, expected an integer from 0 to 65535',
+      ],
+      [
+        'a negative port',
+        listener('port = -1'),
+        'listen.http[0].port: found -1, expected an integer from 0 to 65535',
+      ],
+      [
+        'a float port',
+        listener('port = 8088.0'),
+        'listen.http[0].port: found 8088.0, expected an integer from 0 to 65535',
+      ],
       [
         'a host name as ip_address',
         listener('port = 8088\nip_address = "localhost"'),
         'listen.http[0].ip_address: found "localhost", expected an IPv4 or IPv6 address such as "127.0.0.1" or "::1"',
       ],
-      ['ip_version 5', listener('port = 8088\nip_version = 5'), 'listen.http[0].ip_version: found 5, expected 4 or 6'],
+      [
+        'ip_version 5',
+        listener('port = 8088\nip_version = 5'),
+        'listen.http[0].ip_version: found 5, expected 4 or 6',
+      ],
       [
         'ip_version contradicting ip_address',
         listener('port = 8088\nip_address = "::1"\nip_version = 4'),
@@ -129,7 +176,11 @@ describe('readTomlListeners', () => {
         listener('port = 8088\ntransport.backlog = 1024'),
         'listen.http[0].transport.backlog: found an unknown key, expected num_acceptors or max_connections',
       ],
-      ['a transport that is not a table', listener('port = 8088\ntransport = 10'), 'listen.http[0].transport: found 10, expected a table'],
+      [
+        'a transport that is not a table',
+        listener('port = 8088\ntransport = 10'),
+        'listen.http[0].transport: found 10, expected a table',
+      ],
       [
         'a tls section',
         listener('port = 8088\ntls.verify_mode = "none"'),
@@ -164,43 +215,71 @@ describe('readTomlListeners', () => {
       ],
       [
         'an empty handlers array',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nhandlers = []')),
+        listener(
+          'port = 8088',
+          group('host = "_"\npath = "/api"\nhandlers = []')
+        ),
         'listen.http[0].handlers.service_api[0].handlers: found [], expected a non-empty array of handler names',
       ],
       [
         'handlers given as a string',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nhandlers = "service_api_metrics"')),
+        listener(
+          'port = 8088',
+          group('host = "_"\npath = "/api"\nhandlers = "service_api_metrics"')
+        ),
         'listen.http[0].handlers.service_api[0].handlers: found "service_api_metrics", expected a non-empty array of handler names',
       ],
       [
         'an unknown handler',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nhandlers = ["service_api_metrics", "metrics"]')),
+        listener(
+          'port = 8088',
+          group(
+            'host = "_"\npath = "/api"\nhandlers = ["service_api_metrics", "metrics"]'
+          )
+        ),
         'listen.http[0].handlers.service_api[0].handlers[1]: found "metrics", expected "service_api_metrics" or "service_api_users"',
       ],
       [
         'a misspelt handler',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nhandlers = ["service_api_metric"]')),
+        listener(
+          'port = 8088',
+          group('host = "_"\npath = "/api"\nhandlers = ["service_api_metric"]')
+        ),
         'listen.http[0].handlers.service_api[0].handlers[0]: found "service_api_metric", ' +
           'expected "service_api_metrics" or "service_api_users" (did you mean "service_api_metrics"?)',
       ],
       [
         'a handler listed twice',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nhandlers = ["service_api_metrics", "service_api_metrics"]')),
+        listener(
+          'port = 8088',
+          group(
+            'host = "_"\npath = "/api"\nhandlers = ["service_api_metrics", "service_api_metrics"]'
+          )
+        ),
         'listen.http[0].handlers.service_api[0].handlers[1]: found "service_api_metrics" a second time, expected each handler once',
       ],
       [
         'an unknown variant',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nvariant = "hosts"')),
+        listener(
+          'port = 8088',
+          group('host = "_"\npath = "/api"\nvariant = "hosts"')
+        ),
         'listen.http[0].handlers.service_api[0].variant: found "hosts", expected "host_type" or "host" (did you mean "host"?)',
       ],
       [
         'an unknown handler group key',
-        listener('port = 8088', group('host = "_"\npath = "/api"\nprefix = "/metrics"')),
+        listener(
+          'port = 8088',
+          group('host = "_"\npath = "/api"\nprefix = "/metrics"')
+        ),
         'listen.http[0].handlers.service_api[0].prefix: found an unknown key, expected one of host, path, handlers, variant',
       ],
       [
         'an unknown key that needs quoting',
-        listener('port = 8088', group('host = "_"\npath = "/api"\n"the path" = "/metrics"')),
+        listener(
+          'port = 8088',
+          group('host = "_"\npath = "/api"\n"the path" = "/metrics"')
+        ),
         'listen.http[0].handlers.service_api[0]."the path": found an unknown key, expected one of host, path, handlers, variant',
       ],
       [
@@ -216,7 +295,9 @@ describe('readTomlListeners', () => {
       ],
       [
         'two listeners on the same address and port',
-        listener('port = 8088\nip_address = "127.0.0.1"') + listener('port = 8089') + listener('port = 8088\nip_address = "127.0.0.1"'),
+        listener('port = 8088\nip_address = "127.0.0.1"') +
+          listener('port = 8089') +
+          listener('port = 8088\nip_address = "127.0.0.1"'),
         'listen.http[2]: found port 8088 on 127.0.0.1 a second time, expected each address and port once (first at listen.http[0])',
       ],
       [
@@ -245,7 +326,12 @@ describe('readTomlListeners', () => {
         'a mistake in the second of our listeners, after a listener of someone else',
         '[[listen.http]]\nport = 5280\n[[listen.http.handlers.mod_bosh]]\nhost = "_"\npath = "/http-bind"\n' +
           listener('port = 8088') +
-          listener('port = 8089', group('host = "_"\npath = "/api"\nhandlers = ["service_api_users", "service_api_user"]')),
+          listener(
+            'port = 8089',
+            group(
+              'host = "_"\npath = "/api"\nhandlers = ["service_api_users", "service_api_user"]'
+            )
+          ),
         'listen.http[2].handlers.service_api[0].handlers[1]: found "service_api_user", ' +
           'expected "service_api_metrics" or "service_api_users" (did you mean "service_api_users"?)',
       ],
@@ -255,13 +341,16 @@ describe('readTomlListeners', () => {
         'line 3, column 1: found invalid TOML (expected comma or end of structure), expected valid TOML syntax',
       ],
     ])('should reject %s', (_what, text, message) => {
-      expectConfigError(() => readTomlListeners(text, 'bad.toml'), `bad.toml: ${message}`);
+      expectConfigError(
+        () => readTomlListeners(text, 'bad.toml'),
+        `bad.toml: ${message}`
+      );
     });
 
     it('should name the file as given', () => {
       expectConfigError(
         () => readTomlListeners(listener(''), 'conf/server.toml'),
-        'conf/server.toml: listen.http[0].port: found nothing, expected an integer from 0 to 65535',
+        'conf/server.toml: listen.http[0].port: found nothing, expected an integer from 0 to 65535'
       );
     });
   });

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { XMLValidator } from 'fast-xml-parser';
-import { InvalidOptionError, legacyMetricsApi, LegacyMetricsReader, type Variant } from '../../src';
+import {
+  InvalidOptionError,
+  legacyMetricsApi,
+  LegacyMetricsReader,
+  type Variant,
+} from '../../src';
 import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
 import { pathSegments } from '../../src/http/legacyMetricsApi';
 import { createApp, createRig, type Rig } from '../helpers';
@@ -13,7 +18,9 @@ async function recordTraffic(rig: Rig): Promise<void> {
   const roster = meter.createCounter('modRosterGets', { valueType: 0 });
   const sessions = meter.createUpDownCounter('sessionCount', { valueType: 0 });
   const uptime = meter.createGauge('nodeUpTime', { valueType: 0 });
-  const size = meter.createHistogram('data.xmpp.sent.xml_stanza_size', { valueType: 0 });
+  const size = meter.createHistogram('data.xmpp.sent.xml_stanza_size', {
+    valueType: 0,
+  });
   sent.add(3, { host_type: 'localhost' });
   sent.add(2, { host_type: 'test type' });
   roster.add(1, { host_type: 'test type' });
@@ -43,7 +50,8 @@ describe.each<[Variant, string, string]>([
     await rig.close();
   });
 
-  const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
+  const get = (url: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'GET', url, headers });
 
   describe('GET', () => {
     it('should list the host types, the union of per-host-type metric names and the global names', async () => {
@@ -73,12 +81,19 @@ describe.each<[Variant, string, string]>([
         },
       });
       const localhost = await get(`/api/metrics/${word}/localhost`);
-      expect(localhost.json().metrics.modRosterGets).toEqual({ count: 0, one: 0 });
+      expect(localhost.json().metrics.modRosterGets).toEqual({
+        count: 0,
+        one: 0,
+      });
     });
 
     it('should reach a name with spaces both percent-encoded and with underscores', async () => {
-      const encoded = await get(`/api/metrics/${word}/test%20type/xmppMessageSent`);
-      const underscored = await get(`/api/metrics/${word}/test_type/xmppMessageSent`);
+      const encoded = await get(
+        `/api/metrics/${word}/test%20type/xmppMessageSent`
+      );
+      const underscored = await get(
+        `/api/metrics/${word}/test_type/xmppMessageSent`
+      );
       expect(encoded.statusCode).toBe(200);
       expect(encoded.body).toBe('{"metric":{"count":2,"one":2}}');
       expect(underscored.body).toBe(encoded.body);
@@ -92,30 +107,52 @@ describe.each<[Variant, string, string]>([
           xmppMessageSent: { count: 5, one: 5 },
         },
       });
-      expect((await get('/api/metrics/all/xmppMessageSent')).body).toBe('{"metric":{"count":5,"one":5}}');
+      expect((await get('/api/metrics/all/xmppMessageSent')).body).toBe(
+        '{"metric":{"count":5,"one":5}}'
+      );
     });
 
     it('should serve global metrics, multi-part names included', async () => {
       const res = await get('/api/metrics/global');
-      expect(Object.keys(res.json().metrics)).toEqual(['data.xmpp.sent.xml_stanza_size', 'nodeUpTime']);
-      expect(res.json().metrics['data.xmpp.sent.xml_stanza_size']).toMatchObject({ n: 2, mean: 200, min: 100, max: 300 });
-      expect((await get('/api/metrics/global/nodeUpTime')).json()).toEqual({ metric: { value: 42, ms_since_reset: 0 } });
+      expect(Object.keys(res.json().metrics)).toEqual([
+        'data.xmpp.sent.xml_stanza_size',
+        'nodeUpTime',
+      ]);
+      expect(
+        res.json().metrics['data.xmpp.sent.xml_stanza_size']
+      ).toMatchObject({ n: 2, mean: 200, min: 100, max: 300 });
+      expect((await get('/api/metrics/global/nodeUpTime')).json()).toEqual({
+        metric: { value: 42, ms_since_reset: 0 },
+      });
     });
 
     it('should agree on counter values across every endpoint (pinned by the original test suite)', async () => {
-      const one = (await get(`/api/metrics/${word}/localhost/xmppMessageSent`)).json().metric;
-      const map = (await get(`/api/metrics/${word}/localhost`)).json().metrics.xmppMessageSent;
-      const other = (await get(`/api/metrics/${word}/test_type/xmppMessageSent`)).json().metric;
+      const one = (
+        await get(`/api/metrics/${word}/localhost/xmppMessageSent`)
+      ).json().metric;
+      const map = (await get(`/api/metrics/${word}/localhost`)).json().metrics
+        .xmppMessageSent;
+      const other = (
+        await get(`/api/metrics/${word}/test_type/xmppMessageSent`)
+      ).json().metric;
       const all = (await get('/api/metrics/all/xmppMessageSent')).json().metric;
-      const allMap = (await get('/api/metrics/all')).json().metrics.xmppMessageSent;
+      const allMap = (await get('/api/metrics/all')).json().metrics
+        .xmppMessageSent;
       expect(map).toEqual(one);
-      expect(all).toEqual({ count: one.count + other.count, one: one.one + other.one });
+      expect(all).toEqual({
+        count: one.count + other.count,
+        one: one.one + other.one,
+      });
       expect(allMap).toEqual(all);
       expect(Object.keys(one).sort()).toEqual(['count', 'one']);
     });
 
     it('should have exactly one top-level key in /all, a group and /global', async () => {
-      for (const url of ['/api/metrics/all', `/api/metrics/${word}/localhost`, '/api/metrics/global']) {
+      for (const url of [
+        '/api/metrics/all',
+        `/api/metrics/${word}/localhost`,
+        '/api/metrics/global',
+      ]) {
         expect(Object.keys((await get(url)).json())).toEqual(['metrics']);
       }
     });
@@ -123,38 +160,83 @@ describe.each<[Variant, string, string]>([
     it('should accept a trailing slash and ignore the query string', async () => {
       const plain = await get('/api/metrics/all');
       expect((await get('/api/metrics/all/')).body).toBe(plain.body);
-      expect((await get('/api/metrics/?x=1')).body).toBe((await get('/api/metrics')).body);
+      expect((await get('/api/metrics/?x=1')).body).toBe(
+        (await get('/api/metrics')).body
+      );
       expect((await get('/api/metrics/all?format=xml')).body).toBe(plain.body);
     });
   });
 
   describe('404', () => {
     it.each([
-      ['an unknown host or host type', 'metrics/%s/nonExistentHostType', 'no %n named "nonExistentHostType"'],
-      ['an unknown metric of a host type', 'metrics/%s/localhost/nonExistentMetric', 'no metric named "nonExistentMetric" for %n "localhost"'],
-      ['a global-only name under a host type', 'metrics/%s/localhost/nodeUpTime', 'no metric named "nodeUpTime" for %n "localhost"'],
-      ['an unknown /all metric', 'metrics/all/nonExistentMetric', 'no metric named "nonExistentMetric"'],
-      ['an unknown global metric', 'metrics/global/nonExistentMetric', 'no global metric named "nonExistentMetric"'],
-      ['a per-host-type name under /global', 'metrics/global/xmppMessageSent', 'no global metric named "xmppMessageSent"'],
+      [
+        'an unknown host or host type',
+        'metrics/%s/nonExistentHostType',
+        'no %n named "nonExistentHostType"',
+      ],
+      [
+        'an unknown metric of a host type',
+        'metrics/%s/localhost/nonExistentMetric',
+        'no metric named "nonExistentMetric" for %n "localhost"',
+      ],
+      [
+        'a global-only name under a host type',
+        'metrics/%s/localhost/nodeUpTime',
+        'no metric named "nodeUpTime" for %n "localhost"',
+      ],
+      [
+        'an unknown /all metric',
+        'metrics/all/nonExistentMetric',
+        'no metric named "nonExistentMetric"',
+      ],
+      [
+        'an unknown global metric',
+        'metrics/global/nonExistentMetric',
+        'no global metric named "nonExistentMetric"',
+      ],
+      [
+        'a per-host-type name under /global',
+        'metrics/global/xmppMessageSent',
+        'no global metric named "xmppMessageSent"',
+      ],
       ['another path', 'metrics/nope', 'no such resource: /metrics/nope'],
-      ['a path too deep', 'metrics/all/xmppMessageSent/extra', 'no such resource: /metrics/all/xmppMessageSent/extra'],
+      [
+        'a path too deep',
+        'metrics/all/xmppMessageSent/extra',
+        'no such resource: /metrics/all/xmppMessageSent/extra',
+      ],
       ['the prefix itself', '', 'no such resource: /'],
       ['another word than metrics', 'users', 'no such resource: /users'],
       ['an empty inner segment', 'metrics//all', 'empty path segment'],
-      ['the other variant', 'metrics/%o/localhost', 'no such resource: /metrics/%o/localhost'],
-    ])('should answer 404 with a JSON error for %s', async (_case, path, message) => {
-      const other = word === 'host' ? 'host_type' : 'host';
-      const noun = word === 'host' ? 'host' : 'host type';
-      const res = await get(`/api/${path.replace('%s', word).replace('%o', other)}`);
-      expect(res.statusCode).toBe(404);
-      expect(res.headers['content-type']).toBe('application/json');
-      expect(res.headers.vary).toBe('Accept');
-      expect(res.json()).toEqual({ error: 'not_found', message: message.replace('%n', noun).replace('%o', other) });
-    });
+      [
+        'the other variant',
+        'metrics/%o/localhost',
+        'no such resource: /metrics/%o/localhost',
+      ],
+    ])(
+      'should answer 404 with a JSON error for %s',
+      async (_case, path, message) => {
+        const other = word === 'host' ? 'host_type' : 'host';
+        const noun = word === 'host' ? 'host' : 'host type';
+        const res = await get(
+          `/api/${path.replace('%s', word).replace('%o', other)}`
+        );
+        expect(res.statusCode).toBe(404);
+        expect(res.headers['content-type']).toBe('application/json');
+        expect(res.headers.vary).toBe('Accept');
+        expect(res.json()).toEqual({
+          error: 'not_found',
+          message: message.replace('%n', noun).replace('%o', other),
+        });
+      }
+    );
 
     it('should not let 404 paths grow the body cache', async () => {
-      for (let i = 0; i < 50; i++) expect((await get(`/api/metrics/${word}/x${i}`)).statusCode).toBe(404);
-      const snapshot = rig.reader.snapshot as unknown as { _bodies: Map<string, unknown> };
+      for (let i = 0; i < 50; i++)
+        expect((await get(`/api/metrics/${word}/x${i}`)).statusCode).toBe(404);
+      const snapshot = rig.reader.snapshot as unknown as {
+        _bodies: Map<string, unknown>;
+      };
       expect(snapshot._bodies.size).toBe(0);
     });
   });
@@ -162,53 +244,89 @@ describe.each<[Variant, string, string]>([
   describe('methods', () => {
     it('should answer HEAD with the GET status and headers and no body', async () => {
       const getRes = await get('/api/metrics/all');
-      const head = await app.inject({ method: 'HEAD', url: '/api/metrics/all' });
+      const head = await app.inject({
+        method: 'HEAD',
+        url: '/api/metrics/all',
+      });
       expect(head.statusCode).toBe(200);
       expect(head.body).toBe('');
-      expect(head.headers['content-length']).toBe(getRes.headers['content-length']);
+      expect(head.headers['content-length']).toBe(
+        getRes.headers['content-length']
+      );
       expect(head.headers['content-type']).toBe('application/json');
-      expect((await app.inject({ method: 'HEAD', url: '/api/metrics/nope' })).statusCode).toBe(404);
+      expect(
+        (await app.inject({ method: 'HEAD', url: '/api/metrics/nope' }))
+          .statusCode
+      ).toBe(404);
     });
 
     it('should answer OPTIONS with the allowed methods, without negotiation or existence check', async () => {
-      const res = await app.inject({ method: 'OPTIONS', url: '/api/metrics/nope', headers: { accept: 'text/html' } });
+      const res = await app.inject({
+        method: 'OPTIONS',
+        url: '/api/metrics/nope',
+        headers: { accept: 'text/html' },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.headers.allow).toBe('OPTIONS, HEAD, GET');
       expect(res.body).toBe('');
     });
 
-    it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)('should answer %s with 405 and the Allow header', async (method) => {
-      const res = await app.inject({ method, url: '/api/metrics' });
-      expect(res.statusCode).toBe(405);
-      expect(res.headers.allow).toBe('OPTIONS, HEAD, GET');
-      expect(res.json()).toEqual({ error: 'method_not_allowed', message: `${method} is not allowed; allowed: OPTIONS, HEAD, GET` });
-    });
+    it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+      'should answer %s with 405 and the Allow header',
+      async method => {
+        const res = await app.inject({ method, url: '/api/metrics' });
+        expect(res.statusCode).toBe(405);
+        expect(res.headers.allow).toBe('OPTIONS, HEAD, GET');
+        expect(res.json()).toEqual({
+          error: 'method_not_allowed',
+          message: `${method} is not allowed; allowed: OPTIONS, HEAD, GET`,
+        });
+      }
+    );
 
     it('should answer other methods with 501', async () => {
       const res = await app.inject({ method: 'TRACE', url: '/api/metrics' });
       expect(res.statusCode).toBe(501);
-      expect(res.json()).toEqual({ error: 'not_implemented', message: 'TRACE is not implemented' });
+      expect(res.json()).toEqual({
+        error: 'not_implemented',
+        message: 'TRACE is not implemented',
+      });
     });
   });
 
   describe('content negotiation', () => {
-    it.each(['*/*', 'application/*', 'application/json', 'text/html;q=0.1, application/json'])('should send JSON for %s', async (accept) => {
+    it.each([
+      '*/*',
+      'application/*',
+      'application/json',
+      'text/html;q=0.1, application/json',
+    ])('should send JSON for %s', async accept => {
       const res = await get('/api/metrics', { accept });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('application/json');
     });
 
     it('should send the compact XML form for application/xml, well-formed', async () => {
-      const res = await get(`/api/metrics/${word}/test%20type/xmppMessageSent`, { accept: 'application/xml' });
+      const res = await get(
+        `/api/metrics/${word}/test%20type/xmppMessageSent`,
+        { accept: 'application/xml' }
+      );
       expect(res.headers['content-type']).toBe('application/xml');
       expect(res.body).toBe("<metric count='2' one='2'/>");
-      for (const url of ['/api/metrics', '/api/metrics/all', '/api/metrics/global', `/api/metrics/${word}/localhost`, '/api/metrics/nope']) {
+      for (const url of [
+        '/api/metrics',
+        '/api/metrics/all',
+        '/api/metrics/global',
+        `/api/metrics/${word}/localhost`,
+        '/api/metrics/nope',
+      ]) {
         const xml = (await get(url, { accept: 'application/xml' })).body;
         expect(XMLValidator.validate(xml)).toBe(true);
       }
-      const listing = (await get('/api/metrics', { accept: 'application/xml' })).body;
+      const listing = (await get('/api/metrics', { accept: 'application/xml' }))
+        .body;
       expect(listing).toBe(
-        `<list><${listingKey}><localhost/><test_x0020_type/></${listingKey}><metrics><modRosterGets/><sessionCount/><xmppMessageSent/></metrics><global><nodeUpTime/></global></list>`,
+        `<list><${listingKey}><localhost/><test_x0020_type/></${listingKey}><metrics><modRosterGets/><sessionCount/><xmppMessageSent/></metrics><global><nodeUpTime/></global></list>`
       );
     });
 
@@ -216,13 +334,22 @@ describe.each<[Variant, string, string]>([
       const res = await get('/api/metrics', { accept: 'text/html' });
       expect(res.statusCode).toBe(406);
       expect(res.body).toBe('');
-      expect((await get('/api/metrics', { accept: 'application/json;q=0, application/xml;q=0' })).statusCode).toBe(406);
+      expect(
+        (
+          await get('/api/metrics', {
+            accept: 'application/json;q=0, application/xml;q=0',
+          })
+        ).statusCode
+      ).toBe(406);
     });
 
     it('should answer 400 to a malformed Accept header', async () => {
       const res = await get('/api/metrics', { accept: 'nonsense' });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: 'bad_request', message: 'malformed Accept header' });
+      expect(res.json()).toEqual({
+        error: 'bad_request',
+        message: 'malformed Accept header',
+      });
     });
   });
 });
@@ -231,13 +358,24 @@ describe('legacyMetricsApi', () => {
   it('should reject a missing reader, an unknown variant and an empty host at registration', async () => {
     const reader = new LegacyMetricsReader();
     const cases: Array<[object, string]> = [
-      [{}, 'legacyMetricsApi: reader must be a LegacyMetricsReader (got undefined)'],
-      [{ reader, variant: 'hosts' }, 'legacyMetricsApi: variant must be "host_type" or "host" (got "hosts")'],
-      [{ reader, host: '' }, 'legacyMetricsApi: host must be a non-empty string (got "")'],
+      [
+        {},
+        'legacyMetricsApi: reader must be a LegacyMetricsReader (got undefined)',
+      ],
+      [
+        { reader, variant: 'hosts' },
+        'legacyMetricsApi: variant must be "host_type" or "host" (got "hosts")',
+      ],
+      [
+        { reader, host: '' },
+        'legacyMetricsApi: host must be a non-empty string (got "")',
+      ],
     ];
     for (const [options, message] of cases) {
       const app = Fastify();
-      await expect(app.register(legacyMetricsApi, options as never).ready()).rejects.toThrow(new InvalidOptionError(message));
+      await expect(
+        app.register(legacyMetricsApi, options as never).ready()
+      ).rejects.toThrow(new InvalidOptionError(message));
       await app.close();
     }
   });
@@ -248,12 +386,17 @@ describe('legacyMetricsApi', () => {
     await rig.flush();
     const app = Fastify();
     await app.register(
-      async (outer) => {
-        await outer.register(legacyMetricsApi, { reader: rig.reader, prefix: '/legacy' });
+      async outer => {
+        await outer.register(legacyMetricsApi, {
+          reader: rig.reader,
+          prefix: '/legacy',
+        });
       },
-      { prefix: '/v1' },
+      { prefix: '/v1' }
     );
-    expect((await app.inject('/v1/legacy/metrics/global/c')).json()).toEqual({ metric: { count: 1, one: 1 } });
+    expect((await app.inject('/v1/legacy/metrics/global/c')).json()).toEqual({
+      metric: { count: 1, one: 1 },
+    });
     await app.close();
     await rig.close();
   });
@@ -261,11 +404,30 @@ describe('legacyMetricsApi', () => {
   it('should serve only the Host it is bound to, with the loopback names as one', async () => {
     const rig = createRig();
     const app = Fastify();
-    await app.register(legacyMetricsApi, { reader: rig.reader, prefix: '/api', host: 'localhost' });
-    for (const host of ['localhost', 'LOCALHOST:8088', '127.0.0.1:5288', '[::1]:80']) {
-      expect((await app.inject({ url: '/api/metrics', headers: { host } })).statusCode).toBe(200);
+    await app.register(legacyMetricsApi, {
+      reader: rig.reader,
+      prefix: '/api',
+      host: 'localhost',
+    });
+    for (const host of [
+      'localhost',
+      'LOCALHOST:8088',
+      '127.0.0.1:5288',
+      '[::1]:80',
+    ]) {
+      expect(
+        (await app.inject({ url: '/api/metrics', headers: { host } }))
+          .statusCode
+      ).toBe(200);
     }
-    expect((await app.inject({ url: '/api/metrics', headers: { host: 'example.com' } })).statusCode).toBe(404);
+    expect(
+      (
+        await app.inject({
+          url: '/api/metrics',
+          headers: { host: 'example.com' },
+        })
+      ).statusCode
+    ).toBe(404);
     await app.close();
     await rig.close();
   });
@@ -273,20 +435,72 @@ describe('legacyMetricsApi', () => {
   it('should never answer 5xx to any path, header or query, but 501 to unknown methods (bounded random sample)', async () => {
     const rig = createRig({ hostTypes: ['localhost'] });
     await recordTraffic(rig);
-    const app = createLegacyMetricsApp(rig.reader, [{ path: '/api', variant: 'host_type', host: '_' }]);
-    const pieces = ['metrics', 'all', 'global', 'host_type', 'host', 'localhost', 'xmppMessageSent', '%', '%zz', '%20', '..', '', '_', 'test_type', '%E2%82%AC', '?', '#', ';', '%00', 'nodeUpTime'];
-    const accepts = [undefined, '*/*', 'application/xml', 'text/html', 'a', 'application/json;q=0.5', ',,,', 'application/xml;q=x'];
-    const methods = ['GET', 'HEAD', 'OPTIONS', 'POST', 'TRACE', 'PROPFIND', 'LOCK'] as const;
+    const app = createLegacyMetricsApp(rig.reader, [
+      { path: '/api', variant: 'host_type', host: '_' },
+    ]);
+    const pieces = [
+      'metrics',
+      'all',
+      'global',
+      'host_type',
+      'host',
+      'localhost',
+      'xmppMessageSent',
+      '%',
+      '%zz',
+      '%20',
+      '..',
+      '',
+      '_',
+      'test_type',
+      '%E2%82%AC',
+      '?',
+      '#',
+      ';',
+      '%00',
+      'nodeUpTime',
+    ];
+    const accepts = [
+      undefined,
+      '*/*',
+      'application/xml',
+      'text/html',
+      'a',
+      'application/json;q=0.5',
+      ',,,',
+      'application/xml;q=x',
+    ];
+    const methods = [
+      'GET',
+      'HEAD',
+      'OPTIONS',
+      'POST',
+      'TRACE',
+      'PROPFIND',
+      'LOCK',
+    ] as const;
     let seed = 7;
-    const pick = <T>(list: readonly T[]): T => list[(seed = (seed * 48271) % 2147483647) % list.length]!;
+    const pick = <T>(list: readonly T[]): T =>
+      list[(seed = (seed * 48271) % 2147483647) % list.length]!;
     for (let i = 0; i < 400; i++) {
-      const path = Array.from({ length: 1 + (i % 5) }, () => pick(pieces)).join('/');
+      const path = Array.from({ length: 1 + (i % 5) }, () => pick(pieces)).join(
+        '/'
+      );
       const method = pick(methods);
       const accept = pick(accepts);
-      const res = await app.inject({ method, url: `/api/${path}`, headers: accept === undefined ? {} : { accept } });
-      const allowed5xx = method === 'TRACE' || method === 'PROPFIND' || method === 'LOCK' ? [501] : [];
+      const res = await app.inject({
+        method,
+        url: `/api/${path}`,
+        headers: accept === undefined ? {} : { accept },
+      });
+      const allowed5xx =
+        method === 'TRACE' || method === 'PROPFIND' || method === 'LOCK'
+          ? [501]
+          : [];
       if (res.statusCode >= 500 && !allowed5xx.includes(res.statusCode)) {
-        throw new Error(`${method} /api/${path} (Accept ${accept}) answered ${res.statusCode}: ${res.body}`);
+        throw new Error(
+          `${method} /api/${path} (Accept ${accept}) answered ${res.statusCode}: ${res.body}`
+        );
       }
     }
     await app.close();

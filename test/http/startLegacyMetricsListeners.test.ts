@@ -24,16 +24,28 @@ interface Exchange {
 }
 
 /** One HTTP request over a real socket, with a Host header of our choosing and an optional keep-alive agent. */
-function exchange(url: string, options: { host?: string; agent?: Agent } = {}): Promise<Exchange> {
+function exchange(
+  url: string,
+  options: { host?: string; agent?: Agent } = {}
+): Promise<Exchange> {
   return new Promise((done, fail) => {
     const headers = options.host === undefined ? {} : { host: options.host };
-    const req = request(url, { headers, agent: options.agent, timeout: 5_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        done({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString(), reusedSocket: req.reusedSocket }),
-      );
-    });
+    const req = request(
+      url,
+      { headers, agent: options.agent, timeout: 5_000 },
+      res => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          done({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString(),
+            reusedSocket: req.reusedSocket,
+          })
+        );
+      }
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', fail);
     req.end();
@@ -43,7 +55,7 @@ function exchange(url: string, options: { host?: string; agent?: Agent } = {}): 
 /** A server on a free loopback port, keeping it busy. */
 async function occupyPort(): Promise<Server> {
   const blocker = createServer();
-  await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+  await new Promise<void>(done => blocker.listen(0, '127.0.0.1', done));
   return blocker;
 }
 
@@ -52,12 +64,15 @@ function portOf(server: Server): number {
 }
 
 function closeServer(server: Server): Promise<void> {
-  return new Promise((done) => server.close(() => done()));
+  return new Promise(done => server.close(() => done()));
 }
 
 /** The listeners of configuration text, with every port replaced by 0 (a free port each). */
 function listenersOf(text: string, file = 'listeners.toml'): ListenerConfig[] {
-  return parseLegacyApiConfig(text, file).listeners.map((listener) => ({ ...listener, port: 0 }));
+  return parseLegacyApiConfig(text, file).listeners.map(listener => ({
+    ...listener,
+    port: 0,
+  }));
 }
 
 function listenersOfFile(path: string): ListenerConfig[] {
@@ -70,7 +85,7 @@ function toml(listenerLines: string, ...groups: string[]): string {
     '[[listen.http]]',
     '  port = 0',
     listenerLines,
-    ...groups.map((group) => `  [[listen.http.handlers.service_api]]\n${group}`),
+    ...groups.map(group => `  [[listen.http.handlers.service_api]]\n${group}`),
   ].join('\n');
 }
 
@@ -80,7 +95,10 @@ describe('startLegacyMetricsListeners', () => {
 
   beforeEach(async () => {
     rig = createRig({ hostTypes: ['localhost'] });
-    rig.provider.getMeter('m').createCounter('xmppMessageSent').add(7, { host_type: 'localhost' });
+    rig.provider
+      .getMeter('m')
+      .createCounter('xmppMessageSent')
+      .add(7, { host_type: 'localhost' });
     await rig.flush();
   });
 
@@ -91,20 +109,27 @@ describe('startLegacyMetricsListeners', () => {
   });
 
   it('should bind 127.0.0.1 when the file gives no ip_address', async () => {
-    const listeners = listenersOf(toml('', '    host = "_"\n    path = "/api"'));
+    const listeners = listenersOf(
+      toml('', '    host = "_"\n    path = "/api"')
+    );
     expect(listeners[0]!.ipAddress).toBeUndefined();
     running = await startLegacyMetricsListeners(rig.reader, listeners);
     const [entry] = running.listeners;
     expect(entry!.address).toBe('127.0.0.1');
     expect(entry!.url).toBe(`http://127.0.0.1:${entry!.port}`);
     expect(entry!.port).toBeGreaterThan(0);
-    const res = await exchange(`${entry!.metricsUrl}/host_type/localhost/xmppMessageSent`);
+    const res = await exchange(
+      `${entry!.metricsUrl}/host_type/localhost/xmppMessageSent`
+    );
     expect(res.status).toBe(200);
     expect(res.body).toBe('{"metric":{"count":7,"one":7}}');
   });
 
   it('should bind ::1 when the file asks for IPv6 without an address', async () => {
-    running = await startLegacyMetricsListeners(rig.reader, listenersOf(toml('  ip_version = 6', '    host = "_"\n    path = "/api"')));
+    running = await startLegacyMetricsListeners(
+      rig.reader,
+      listenersOf(toml('  ip_version = 6', '    host = "_"\n    path = "/api"'))
+    );
     const [entry] = running.listeners;
     expect(entry!.address).toBe('::1');
     expect(entry!.url).toBe(`http://[::1]:${entry!.port}`);
@@ -118,8 +143,8 @@ describe('startLegacyMetricsListeners', () => {
         '    host = "_"\n    path = "/api"',
         '    host = "_"\n    path = "/legacy/"\n    variant = "host"\n    handlers = ["service_api_metrics"]',
         '    host = "_"\n    path = "/users"\n    handlers = ["service_api_users"]',
-        '    host = "_"\n    path = "/"\n    handlers = ["service_api_metrics"]',
-      ),
+        '    host = "_"\n    path = "/"\n    handlers = ["service_api_metrics"]'
+      )
     );
     running = await startLegacyMetricsListeners(rig.reader, listeners);
     const { url, port } = running.listeners[0]!;
@@ -158,56 +183,117 @@ describe('startLegacyMetricsListeners', () => {
         place: 'listen.http[0].handlers.service_api[3]',
       },
     ]);
-    expect(JSON.parse((await exchange(`${url}/api/metrics`)).body)).toEqual({ host_types: ['localhost'], metrics: ['xmppMessageSent'], global: [] });
-    expect(JSON.parse((await exchange(`${url}/legacy/metrics`)).body)).toEqual({ hosts: ['localhost'], metrics: ['xmppMessageSent'], global: [] });
-    expect((await exchange(`${url}/legacy/metrics/host/localhost/xmppMessageSent`)).status).toBe(200);
-    expect((await exchange(`${url}/legacy/metrics/host_type/localhost/xmppMessageSent`)).status).toBe(404);
-    expect((await exchange(`${url}/metrics/host_type/localhost/xmppMessageSent`)).body).toBe('{"metric":{"count":7,"one":7}}');
+    expect(JSON.parse((await exchange(`${url}/api/metrics`)).body)).toEqual({
+      host_types: ['localhost'],
+      metrics: ['xmppMessageSent'],
+      global: [],
+    });
+    expect(JSON.parse((await exchange(`${url}/legacy/metrics`)).body)).toEqual({
+      hosts: ['localhost'],
+      metrics: ['xmppMessageSent'],
+      global: [],
+    });
+    expect(
+      (await exchange(`${url}/legacy/metrics/host/localhost/xmppMessageSent`))
+        .status
+    ).toBe(200);
+    expect(
+      (
+        await exchange(
+          `${url}/legacy/metrics/host_type/localhost/xmppMessageSent`
+        )
+      ).status
+    ).toBe(404);
+    expect(
+      (await exchange(`${url}/metrics/host_type/localhost/xmppMessageSent`))
+        .body
+    ).toBe('{"metric":{"count":7,"one":7}}');
     const users = await exchange(`${url}/users/metrics`);
     expect(users.status).toBe(404);
-    expect(JSON.parse(users.body)).toEqual({ error: 'not_found', message: 'no such resource: /users/metrics' });
+    expect(JSON.parse(users.body)).toEqual({
+      error: 'not_found',
+      message: 'no such resource: /users/metrics',
+    });
   });
 
   it('should route by the Host header, with the loopback names as one, and answer 404 to any other Host', async () => {
     const listeners = listenersOf(
-      toml('', '    host = "localhost"\n    path = "/api"', '    host = "metrics.example.com"\n    path = "/api"\n    variant = "host"'),
+      toml(
+        '',
+        '    host = "localhost"\n    path = "/api"',
+        '    host = "metrics.example.com"\n    path = "/api"\n    variant = "host"'
+      )
     );
     running = await startLegacyMetricsListeners(rig.reader, listeners);
     const { url, port } = running.listeners[0]!;
-    for (const host of ['localhost', `localhost:${port}`, `127.0.0.1:${port}`, '[::1]', 'LocalHost']) {
+    for (const host of [
+      'localhost',
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      '[::1]',
+      'LocalHost',
+    ]) {
       const res = await exchange(`${url}/api/metrics`, { host });
-      expect([host, res.status, JSON.parse(res.body)]).toEqual([host, 200, { host_types: ['localhost'], metrics: ['xmppMessageSent'], global: [] }]);
+      expect([host, res.status, JSON.parse(res.body)]).toEqual([
+        host,
+        200,
+        { host_types: ['localhost'], metrics: ['xmppMessageSent'], global: [] },
+      ]);
     }
-    const other = await exchange(`${url}/api/metrics`, { host: `metrics.example.com:${port}` });
-    expect(JSON.parse(other.body)).toEqual({ hosts: ['localhost'], metrics: ['xmppMessageSent'], global: [] });
-    const unknown = await exchange(`${url}/api/metrics`, { host: 'example.org' });
+    const other = await exchange(`${url}/api/metrics`, {
+      host: `metrics.example.com:${port}`,
+    });
+    expect(JSON.parse(other.body)).toEqual({
+      hosts: ['localhost'],
+      metrics: ['xmppMessageSent'],
+      global: [],
+    });
+    const unknown = await exchange(`${url}/api/metrics`, {
+      host: 'example.org',
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(unknown.body)).toEqual({ error: 'not_found', message: 'no such resource: /api/metrics' });
+    expect(JSON.parse(unknown.body)).toEqual({
+      error: 'not_found',
+      message: 'no such resource: /api/metrics',
+    });
   });
 
   it('should close connections beyond max_connections at once and accept again when one closes', async () => {
     running = await startLegacyMetricsListeners(
       rig.reader,
-      listenersOf(toml('  transport.max_connections = 2', '    host = "_"\n    path = "/api"')),
+      listenersOf(
+        toml(
+          '  transport.max_connections = 2',
+          '    host = "_"\n    path = "/api"'
+        )
+      )
     );
     const { metricsUrl } = running.listeners[0]!;
-    const agents = [0, 1, 2, 3].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+    const agents = [0, 1, 2, 3].map(
+      () => new Agent({ keepAlive: true, maxSockets: 1 })
+    );
     const [first, second, extra, late] = agents as [Agent, Agent, Agent, Agent];
     try {
       // Two idle keep-alive connections reach the cap.
       expect((await exchange(metricsUrl, { agent: first })).status).toBe(200);
       expect((await exchange(metricsUrl, { agent: second })).status).toBe(200);
       // A third is closed by the server before it can answer.
-      await expect(exchange(metricsUrl, { agent: extra })).rejects.toThrow(/socket hang up|ECONNRESET|EPIPE/);
+      await expect(exchange(metricsUrl, { agent: extra })).rejects.toThrow(
+        /socket hang up|ECONNRESET|EPIPE/
+      );
       // Closing one makes room. The server learns of the close asynchronously, so try a few times.
-      const freed = new Promise<void>((done) => Object.values(first.freeSockets).flat()[0]!.once('close', () => done()));
+      const freed = new Promise<void>(done =>
+        Object.values(first.freeSockets)
+          .flat()[0]!
+          .once('close', () => done())
+      );
       first.destroy();
       await freed;
       let answer: Exchange | undefined;
       for (let attempt = 0; attempt < 20 && answer === undefined; attempt++) {
         answer = await exchange(metricsUrl, { agent: late }).catch(async () => {
-          await new Promise((done) => setTimeout(done, 25));
+          await new Promise(done => setTimeout(done, 25));
           return undefined;
         });
       }
@@ -221,36 +307,88 @@ describe('startLegacyMetricsListeners', () => {
   });
 
   it('should start one listener per [[listen.http]] with its own groups and limits', async () => {
-    running = await startLegacyMetricsListeners(rig.reader, listenersOfFile(join(FIXTURES, 'multi.toml')));
-    const entries = running.listeners.map(({ path, variant, host, address, maxConnections, place }) => ({
-      path,
-      variant,
-      host,
-      address,
-      maxConnections,
-      place,
-    }));
+    running = await startLegacyMetricsListeners(
+      rig.reader,
+      listenersOfFile(join(FIXTURES, 'multi.toml'))
+    );
+    const entries = running.listeners.map(
+      ({ path, variant, host, address, maxConnections, place }) => ({
+        path,
+        variant,
+        host,
+        address,
+        maxConnections,
+        place,
+      })
+    );
     expect(entries).toEqual([
-      { path: '/api', variant: 'host_type', host: 'localhost', address: '127.0.0.1', maxConnections: 1024, place: 'listen.http[0].handlers.service_api[0]' },
-      { path: '/metrics-api', variant: 'host_type', host: '_', address: '127.0.0.1', maxConnections: 1024, place: 'listen.http[0].handlers.service_api[1]' },
-      { path: '/api', variant: 'host', host: '_', address: '::1', maxConnections: Infinity, place: 'listen.http[1].handlers.service_api[0]' },
+      {
+        path: '/api',
+        variant: 'host_type',
+        host: 'localhost',
+        address: '127.0.0.1',
+        maxConnections: 1024,
+        place: 'listen.http[0].handlers.service_api[0]',
+      },
+      {
+        path: '/metrics-api',
+        variant: 'host_type',
+        host: '_',
+        address: '127.0.0.1',
+        maxConnections: 1024,
+        place: 'listen.http[0].handlers.service_api[1]',
+      },
+      {
+        path: '/api',
+        variant: 'host',
+        host: '_',
+        address: '::1',
+        maxConnections: Infinity,
+        place: 'listen.http[1].handlers.service_api[0]',
+      },
     ]);
-    const [a, b, c] = running.listeners as [(typeof running.listeners)[0], (typeof running.listeners)[0], (typeof running.listeners)[0]];
+    const [a, b, c] = running.listeners as [
+      (typeof running.listeners)[0],
+      (typeof running.listeners)[0],
+      (typeof running.listeners)[0],
+    ];
     expect(a.port).toBe(b.port);
     expect(c.port).not.toBe(a.port);
-    expect((await exchange(`${a.metricsUrl}/host_type/localhost`)).status).toBe(200);
-    expect((await exchange(`${b.metricsUrl}/host_type/localhost`, { host: 'anything.example' })).status).toBe(200);
+    expect((await exchange(`${a.metricsUrl}/host_type/localhost`)).status).toBe(
+      200
+    );
+    expect(
+      (
+        await exchange(`${b.metricsUrl}/host_type/localhost`, {
+          host: 'anything.example',
+        })
+      ).status
+    ).toBe(200);
     expect((await exchange(`${c.metricsUrl}/host/localhost`)).status).toBe(200);
   });
 
-  describe.each([['server.toml'], ['server.cfg']])('with examples/%s', (name) => {
+  describe.each([['server.toml'], ['server.cfg']])('with examples/%s', name => {
     it('should load and serve the example on loopback', async () => {
-      running = await startLegacyMetricsListeners(rig.reader, listenersOfFile(join(EXAMPLES, name)));
+      running = await startLegacyMetricsListeners(
+        rig.reader,
+        listenersOfFile(join(EXAMPLES, name))
+      );
       expect(running.listeners).toHaveLength(1);
       const entry = running.listeners[0]!;
-      expect([entry.address, entry.path, entry.variant, entry.host, entry.maxConnections]).toEqual(['127.0.0.1', '/api', 'host_type', 'localhost', 1024]);
-      const res = await exchange(`${entry.metricsUrl}/host_type/localhost/xmppMessageSent`);
-      expect([res.status, res.body]).toEqual([200, '{"metric":{"count":7,"one":7}}']);
+      expect([
+        entry.address,
+        entry.path,
+        entry.variant,
+        entry.host,
+        entry.maxConnections,
+      ]).toEqual(['127.0.0.1', '/api', 'host_type', 'localhost', 1024]);
+      const res = await exchange(
+        `${entry.metricsUrl}/host_type/localhost/xmppMessageSent`
+      );
+      expect([res.status, res.body]).toEqual([
+        200,
+        '{"metric":{"count":7,"one":7}}',
+      ]);
     });
   });
 
@@ -258,12 +396,24 @@ describe('startLegacyMetricsListeners', () => {
     const blocker = await occupyPort();
     const port = portOf(blocker);
     try {
-      const [listener] = listenersOf(toml('', '    host = "_"\n    path = "/api"'));
-      await expect(startLegacyMetricsListeners(rig.reader, [{ ...listener!, port }], { file: 'examples/server.toml' })).rejects.toThrow(
-        new ListenError(`examples/server.toml: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`),
+      const [listener] = listenersOf(
+        toml('', '    host = "_"\n    path = "/api"')
       );
-      await expect(startLegacyMetricsListeners(rig.reader, [{ ...listener!, port }])).rejects.toThrow(
-        new ListenError(`listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`),
+      await expect(
+        startLegacyMetricsListeners(rig.reader, [{ ...listener!, port }], {
+          file: 'examples/server.toml',
+        })
+      ).rejects.toThrow(
+        new ListenError(
+          `examples/server.toml: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
+        )
+      );
+      await expect(
+        startLegacyMetricsListeners(rig.reader, [{ ...listener!, port }])
+      ).rejects.toThrow(
+        new ListenError(
+          `listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
+        )
       );
     } finally {
       await closeServer(blocker);
@@ -277,18 +427,26 @@ describe('startLegacyMetricsListeners', () => {
     const firstPort = portOf(probe);
     await closeServer(probe);
     try {
-      const text = [toml('', '    host = "_"\n    path = "/api"'), toml('', '    host = "_"\n    path = "/api"')].join('\n');
-      const [first, second] = parseLegacyApiConfig(text, 'two.toml').listeners as [ListenerConfig, ListenerConfig];
+      const text = [
+        toml('', '    host = "_"\n    path = "/api"'),
+        toml('', '    host = "_"\n    path = "/api"'),
+      ].join('\n');
+      const [first, second] = parseLegacyApiConfig(text, 'two.toml')
+        .listeners as [ListenerConfig, ListenerConfig];
       const listeners = [
         { ...first, port: firstPort },
         { ...second, port: portOf(blocker) },
       ];
-      await expect(startLegacyMetricsListeners(rig.reader, listeners, { file: 'two.toml' })).rejects.toThrow(
-        `two.toml: listen.http[1]: cannot listen on 127.0.0.1:${portOf(blocker)}: EADDRINUSE`,
+      await expect(
+        startLegacyMetricsListeners(rig.reader, listeners, { file: 'two.toml' })
+      ).rejects.toThrow(
+        `two.toml: listen.http[1]: cannot listen on 127.0.0.1:${portOf(blocker)}: EADDRINUSE`
       );
       // The first listener's port is free again.
       const again = createServer();
-      await new Promise<void>((done, fail) => again.once('error', fail).listen(firstPort, '127.0.0.1', done));
+      await new Promise<void>((done, fail) =>
+        again.once('error', fail).listen(firstPort, '127.0.0.1', done)
+      );
       await closeServer(again);
     } finally {
       await closeServer(blocker);
@@ -297,9 +455,17 @@ describe('startLegacyMetricsListeners', () => {
 
   it('should warn once that the API has no authentication when bound beyond loopback', async () => {
     const warnings: string[] = [];
-    diag.setLogger({ warn: (m: string) => warnings.push(m) } as unknown as DiagLogger, DiagLogLevel.WARN);
+    diag.setLogger(
+      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
+      DiagLogLevel.WARN
+    );
     try {
-      running = await startLegacyMetricsListeners(rig.reader, listenersOf(toml('  ip_address = "0.0.0.0"', '    host = "_"\n    path = "/api"')));
+      running = await startLegacyMetricsListeners(
+        rig.reader,
+        listenersOf(
+          toml('  ip_address = "0.0.0.0"', '    host = "_"\n    path = "/api"')
+        )
+      );
     } finally {
       diag.disable();
     }
@@ -308,17 +474,23 @@ describe('startLegacyMetricsListeners', () => {
     expect(warnings).toEqual([
       `legacy metrics API bound to 0.0.0.0:${port}: it has no authentication, so anyone who can reach this address can read every metric; bind to loopback or restrict access with a firewall`,
     ]);
-    expect((await exchange(`http://127.0.0.1:${port}/api/metrics`)).status).toBe(200);
+    expect(
+      (await exchange(`http://127.0.0.1:${port}/api/metrics`)).status
+    ).toBe(200);
   });
 
   it('should close once, however often it is asked', async () => {
-    running = await startLegacyMetricsListeners(rig.reader, listenersOfFile(join(FIXTURES, 'multi.toml')));
-    const urls = running.listeners.map((entry) => entry.metricsUrl);
+    running = await startLegacyMetricsListeners(
+      rig.reader,
+      listenersOfFile(join(FIXTURES, 'multi.toml'))
+    );
+    const urls = running.listeners.map(entry => entry.metricsUrl);
     const first = running.close();
     expect(running.close()).toBe(first);
     await Promise.all([first, running.close()]);
     await running.close();
-    for (const url of urls) await expect(exchange(url)).rejects.toThrow(/ECONNREFUSED/);
+    for (const url of urls)
+      await expect(exchange(url)).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('should start nothing for an empty list', async () => {
@@ -328,10 +500,21 @@ describe('startLegacyMetricsListeners', () => {
 
   it.each([
     [{}, 'listeners must be an array of listener settings (got object)'],
-    [[{ port: -1 }], 'listeners[0].port must be an integer from 0 to 65535 (got -1)'],
-    [[{ port: 0, maxConnections: 0, handlerGroups: [] }], 'listeners[0].maxConnections must be a positive integer or Infinity (got 0)'],
-    [[{ port: 0, maxConnections: 10 }], 'listeners[0].handlerGroups must be an array (got undefined)'],
+    [
+      [{ port: -1 }],
+      'listeners[0].port must be an integer from 0 to 65535 (got -1)',
+    ],
+    [
+      [{ port: 0, maxConnections: 0, handlerGroups: [] }],
+      'listeners[0].maxConnections must be a positive integer or Infinity (got 0)',
+    ],
+    [
+      [{ port: 0, maxConnections: 10 }],
+      'listeners[0].handlerGroups must be an array (got undefined)',
+    ],
   ])('should reject %j', async (listeners, message) => {
-    await expect(startLegacyMetricsListeners(rig.reader, listeners as never)).rejects.toThrow(new InvalidOptionError(message));
+    await expect(
+      startLegacyMetricsListeners(rig.reader, listeners as never)
+    ).rejects.toThrow(new InvalidOptionError(message));
   });
 });

@@ -1,16 +1,35 @@
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { InvalidOptionError, ListenError, startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
+import {
+  InvalidOptionError,
+  ListenError,
+  startLegacyMetricsServer,
+  type LegacyMetricsServer,
+} from '../../src';
 import { createRig, type Rig } from '../helpers';
 
 /** A raw HTTP exchange over a real socket: status, headers and body bytes as sent. */
-function exchange(url: string, method = 'GET', headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-    const req = request(url, { method, headers, timeout: 5_000 }, (res) => {
+function exchange(
+  url: string,
+  method = 'GET',
+  headers: Record<string, string> = {}
+) {
+  return new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+  }>((resolve, reject) => {
+    const req = request(url, { method, headers, timeout: 5_000 }, res => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+        })
+      );
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
@@ -24,7 +43,10 @@ describe('startLegacyMetricsServer', () => {
 
   beforeEach(async () => {
     rig = createRig({ hostTypes: ['localhost'] });
-    rig.provider.getMeter('m').createCounter('xmppMessageSent').add(7, { host_type: 'localhost' });
+    rig.provider
+      .getMeter('m')
+      .createCounter('xmppMessageSent')
+      .add(7, { host_type: 'localhost' });
     await rig.flush();
   });
 
@@ -37,7 +59,9 @@ describe('startLegacyMetricsServer', () => {
   it('should listen on loopback by default and resolve to its base URL', async () => {
     server = await startLegacyMetricsServer(rig.reader, { port: 0 });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const res = await exchange(`${server.url}/api/metrics/host_type/localhost/xmppMessageSent`);
+    const res = await exchange(
+      `${server.url}/api/metrics/host_type/localhost/xmppMessageSent`
+    );
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.body).toBe('{"metric":{"count":7,"one":7}}');
@@ -49,13 +73,26 @@ describe('startLegacyMetricsServer', () => {
     const head = await exchange(`${server.url}/api/metrics`, 'HEAD');
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
-    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+    expect(head.headers['content-length']).toBe(
+      String(Buffer.byteLength(get.body))
+    );
   });
 
   it('should serve under the configured path and variant, on IPv6 loopback too', async () => {
-    server = await startLegacyMetricsServer(rig.reader, { port: 0, host: '::1', path: '/legacy/', variant: 'host' });
+    server = await startLegacyMetricsServer(rig.reader, {
+      port: 0,
+      host: '::1',
+      path: '/legacy/',
+      variant: 'host',
+    });
     expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
-    expect((await exchange(`${server.url}/legacy/metrics/host/localhost/xmppMessageSent`)).status).toBe(200);
+    expect(
+      (
+        await exchange(
+          `${server.url}/legacy/metrics/host/localhost/xmppMessageSent`
+        )
+      ).status
+    ).toBe(200);
     expect((await exchange(`${server.url}/api/metrics`)).status).toBe(404);
   });
 
@@ -63,34 +100,48 @@ describe('startLegacyMetricsServer', () => {
     server = await startLegacyMetricsServer(rig.reader, { port: 0 });
     const res = await exchange(`${server.url}/api/metrics`, 'PROPFIND');
     expect(res.status).toBe(501);
-    expect(JSON.parse(res.body)).toEqual({ error: 'not_implemented', message: 'PROPFIND is not implemented' });
+    expect(JSON.parse(res.body)).toEqual({
+      error: 'not_implemented',
+      message: 'PROPFIND is not implemented',
+    });
   });
 
   it('should answer 404 with a JSON error outside the prefix', async () => {
     server = await startLegacyMetricsServer(rig.reader, { port: 0 });
     const res = await exchange(`${server.url}/other`);
     expect(res.status).toBe(404);
-    expect(JSON.parse(res.body)).toEqual({ error: 'not_found', message: 'no such resource: /other' });
+    expect(JSON.parse(res.body)).toEqual({
+      error: 'not_found',
+      message: 'no such resource: /other',
+    });
   });
 
   it('should report a port in use as a ListenError naming the address', async () => {
     const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>(resolve => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      await expect(startLegacyMetricsServer(rig.reader, { port })).rejects.toThrow(
-        new ListenError(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`),
+      await expect(
+        startLegacyMetricsServer(rig.reader, { port })
+      ).rejects.toThrow(
+        new ListenError(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`)
       );
     } finally {
-      await new Promise((resolve) => blocker.close(resolve));
+      await new Promise(resolve => blocker.close(resolve));
     }
   });
 
   it('should warn once that the API has no authentication when bound beyond loopback', async () => {
     const warnings: string[] = [];
-    diag.setLogger({ warn: (m: string) => warnings.push(m) } as unknown as DiagLogger, DiagLogLevel.WARN);
+    diag.setLogger(
+      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
+      DiagLogLevel.WARN
+    );
     try {
-      server = await startLegacyMetricsServer(rig.reader, { port: 0, host: '0.0.0.0' });
+      server = await startLegacyMetricsServer(rig.reader, {
+        port: 0,
+        host: '0.0.0.0',
+      });
     } finally {
       diag.disable();
     }
@@ -99,7 +150,9 @@ describe('startLegacyMetricsServer', () => {
       `legacy metrics API bound to 0.0.0.0:${port}: it has no authentication, so anyone who can reach this address can read every metric; bind to loopback or restrict access with a firewall`,
     ]);
     // Reached over loopback only.
-    expect((await exchange(`http://127.0.0.1:${port}/api/metrics`)).status).toBe(200);
+    expect(
+      (await exchange(`http://127.0.0.1:${port}/api/metrics`)).status
+    ).toBe(200);
   });
 
   it('should close once, however often it is asked', async () => {
@@ -107,15 +160,22 @@ describe('startLegacyMetricsServer', () => {
     const url = server.url;
     await Promise.all([server.close(), server.close()]);
     await server.close();
-    await expect(exchange(`${url}/api/metrics`)).rejects.toThrow(/ECONNREFUSED/);
+    await expect(exchange(`${url}/api/metrics`)).rejects.toThrow(
+      /ECONNREFUSED/
+    );
   });
 
   it.each([
     [{ port: -1 }, 'port must be an integer from 0 to 65535 (got -1)'],
     [{ port: 70000 }, 'port must be an integer from 0 to 65535 (got 70000)'],
     [{}, 'port must be an integer from 0 to 65535 (got undefined)'],
-    [{ port: 0, path: 'api' }, 'path must be a string starting with "/" (got "api")'],
+    [
+      { port: 0, path: 'api' },
+      'path must be a string starting with "/" (got "api")',
+    ],
   ])('should reject %j', async (options, message) => {
-    await expect(startLegacyMetricsServer(rig.reader, options as never)).rejects.toThrow(new InvalidOptionError(message));
+    await expect(
+      startLegacyMetricsServer(rig.reader, options as never)
+    ).rejects.toThrow(new InvalidOptionError(message));
   });
 });

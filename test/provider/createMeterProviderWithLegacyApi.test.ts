@@ -1,4 +1,9 @@
-import { diag, DiagLogLevel, ValueType, type DiagLogger } from '@opentelemetry/api';
+import {
+  diag,
+  DiagLogLevel,
+  ValueType,
+  type DiagLogger,
+} from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -48,7 +53,9 @@ afterEach(async () => {
 });
 
 /** Builds with Prometheus on a free loopback port and OTLP off, unless the test says otherwise. */
-async function build(options: MeterProviderWithLegacyApiOptions = {}): Promise<MeterProviderWithLegacyApi> {
+async function build(
+  options: MeterProviderWithLegacyApiOptions = {}
+): Promise<MeterProviderWithLegacyApi> {
   telemetry = await createMeterProviderWithLegacyApi({
     prometheus: LOOPBACK_ANY_PORT,
     otlp: { enabled: false },
@@ -62,8 +69,17 @@ function warnings(): string[] {
   const record = (message: string): void => {
     messages.push(message);
   };
-  const logger: DiagLogger = { error: record, warn: record, info: () => {}, debug: () => {}, verbose: () => {} };
-  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  const logger: DiagLogger = {
+    error: record,
+    warn: record,
+    info: () => {},
+    debug: () => {},
+    verbose: () => {},
+  };
+  diag.setLogger(logger, {
+    logLevel: DiagLogLevel.WARN,
+    suppressOverrideMessage: true,
+  });
   return messages;
 }
 
@@ -71,9 +87,16 @@ describe('DEFAULT_METER_PROVIDER_OPTIONS', () => {
   it('should hold the documented defaults', () => {
     expect(DEFAULT_METER_PROVIDER_OPTIONS).toEqual({
       prometheus: { host: '127.0.0.1', port: 9464, endpoint: '/metrics' },
-      otlp: { enabled: 'auto', protocol: 'http/protobuf', exportIntervalMillis: 60_000, exportTimeoutMillis: 30_000 },
+      otlp: {
+        enabled: 'auto',
+        protocol: 'http/protobuf',
+        exportIntervalMillis: 60_000,
+        exportTimeoutMillis: 30_000,
+      },
     });
-    expect(Object.isFrozen(DEFAULT_METER_PROVIDER_OPTIONS.prometheus)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_METER_PROVIDER_OPTIONS.prometheus)).toBe(
+      true
+    );
   });
 });
 
@@ -83,49 +106,123 @@ describe('createMeterProviderWithLegacyApi', () => {
     it.each<[string, unknown, string]>([
       ['null', null, 'options must be an object (got null)'],
       ['an unknown key', { prometheous: {} }, 'unknown option prometheous'],
-      ['an unknown Prometheus key', { prometheus: { path: '/x' } }, 'unknown option prometheus.path'],
-      ['prometheus: true', { prometheus: true }, 'prometheus must be an object or false (got true)'],
-      ['a negative port', { prometheus: { port: -1 } }, 'prometheus.port must be an integer from 0 to 65535 (got -1)'],
-      ['a fractional port', { prometheus: { port: 9464.5 } }, 'prometheus.port must be an integer from 0 to 65535 (got 9464.5)'],
-      ['an empty host', { prometheus: { host: '' } }, 'prometheus.host must be a non-empty string (got "")'],
-      ['a relative endpoint', { prometheus: { endpoint: 'metrics' } }, 'prometheus.endpoint must be a path starting with "/" (got "metrics")'],
-      ['an app without routes', { prometheus: { app: notAnApp } }, 'prometheus.app must be a fastify instance (it has no route method)'],
+      [
+        'an unknown Prometheus key',
+        { prometheus: { path: '/x' } },
+        'unknown option prometheus.path',
+      ],
+      [
+        'prometheus: true',
+        { prometheus: true },
+        'prometheus must be an object or false (got true)',
+      ],
+      [
+        'a negative port',
+        { prometheus: { port: -1 } },
+        'prometheus.port must be an integer from 0 to 65535 (got -1)',
+      ],
+      [
+        'a fractional port',
+        { prometheus: { port: 9464.5 } },
+        'prometheus.port must be an integer from 0 to 65535 (got 9464.5)',
+      ],
+      [
+        'an empty host',
+        { prometheus: { host: '' } },
+        'prometheus.host must be a non-empty string (got "")',
+      ],
+      [
+        'a relative endpoint',
+        { prometheus: { endpoint: 'metrics' } },
+        'prometheus.endpoint must be a path starting with "/" (got "metrics")',
+      ],
+      [
+        'an app without routes',
+        { prometheus: { app: notAnApp } },
+        'prometheus.app must be a fastify instance (it has no route method)',
+      ],
       [
         'an app and a port',
         { prometheus: { app: { route: () => {} }, port: 1 } },
         "prometheus.port cannot be used with prometheus.app: the app's own listener serves the route",
       ],
-      ['otlp: false', { otlp: false }, 'otlp must be an object (got false); use { enabled: false }'],
-      ['an unknown OTLP key', { otlp: { endpoint: 'http://127.0.0.1:4318' } }, 'unknown option otlp.endpoint'],
-      ['otlp.enabled: "yes"', { otlp: { enabled: 'yes' } }, 'otlp.enabled must be true, false or "auto" (got "yes")'],
-      ['a relative OTLP URL', { otlp: { url: '/v1/metrics' } }, 'otlp.url must be an absolute URL (got "/v1/metrics")'],
-      ['gRPC', { otlp: { protocol: 'grpc' } }, 'otlp.protocol must be "http/protobuf" or "http/json" (got "grpc")'],
-      ['a zero interval', { otlp: { exportIntervalMillis: 0 } }, 'otlp.exportIntervalMillis must be a positive integer (got 0)'],
+      [
+        'otlp: false',
+        { otlp: false },
+        'otlp must be an object (got false); use { enabled: false }',
+      ],
+      [
+        'an unknown OTLP key',
+        { otlp: { endpoint: 'http://127.0.0.1:4318' } },
+        'unknown option otlp.endpoint',
+      ],
+      [
+        'otlp.enabled: "yes"',
+        { otlp: { enabled: 'yes' } },
+        'otlp.enabled must be true, false or "auto" (got "yes")',
+      ],
+      [
+        'a relative OTLP URL',
+        { otlp: { url: '/v1/metrics' } },
+        'otlp.url must be an absolute URL (got "/v1/metrics")',
+      ],
+      [
+        'gRPC',
+        { otlp: { protocol: 'grpc' } },
+        'otlp.protocol must be "http/protobuf" or "http/json" (got "grpc")',
+      ],
+      [
+        'a zero interval',
+        { otlp: { exportIntervalMillis: 0 } },
+        'otlp.exportIntervalMillis must be a positive integer (got 0)',
+      ],
       [
         'a timeout longer than the interval',
         { otlp: { exportIntervalMillis: 1000, exportTimeoutMillis: 2000 } },
         'otlp.exportTimeoutMillis must not exceed otlp.exportIntervalMillis (got 2000 and 1000)',
       ],
-      ['legacy options that are not an object', { legacy: 'x' }, 'legacy must be an object of LegacyMetricsReader options (got "x")'],
-      ['invalid legacy options', { legacy: { windowMs: -5 } }, 'windowMs must be a positive integer (got -5)'],
-      ['a resource that is not one', { resource: {} }, 'resource must be a Resource from @opentelemetry/resources (got [object Object])'],
-    ])('should reject %s with an InvalidOptionError', async (_, options, message) => {
-      const attempt = createMeterProviderWithLegacyApi(options as MeterProviderWithLegacyApiOptions);
-      await expect(attempt).rejects.toThrow(InvalidOptionError);
-      await expect(attempt).rejects.toThrow(message);
-    });
+      [
+        'legacy options that are not an object',
+        { legacy: 'x' },
+        'legacy must be an object of LegacyMetricsReader options (got "x")',
+      ],
+      [
+        'invalid legacy options',
+        { legacy: { windowMs: -5 } },
+        'windowMs must be a positive integer (got -5)',
+      ],
+      [
+        'a resource that is not one',
+        { resource: {} },
+        'resource must be a Resource from @opentelemetry/resources (got [object Object])',
+      ],
+    ])(
+      'should reject %s with an InvalidOptionError',
+      async (_, options, message) => {
+        const attempt = createMeterProviderWithLegacyApi(
+          options as MeterProviderWithLegacyApiOptions
+        );
+        await expect(attempt).rejects.toThrow(InvalidOptionError);
+        await expect(attempt).rejects.toThrow(message);
+      }
+    );
 
     it('should reject OTEL_EXPORTER_OTLP_PROTOCOL=grpc rather than post HTTP to a gRPC port', async () => {
       process.env.OTEL_EXPORTER_OTLP_ENDPOINT = 'http://127.0.0.1:4317';
       process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'grpc';
-      await expect(createMeterProviderWithLegacyApi({ prometheus: false })).rejects.toThrow(
+      await expect(
+        createMeterProviderWithLegacyApi({ prometheus: false })
+      ).rejects.toThrow(
         'OTEL_EXPORTER_OTLP_PROTOCOL must be "http/protobuf" or "http/json" (got "grpc"); ' +
-          'for an OpenTelemetry Collector, use http/protobuf on its port 4318',
+          'for an OpenTelemetry Collector, use http/protobuf on its port 4318'
       );
     });
 
     it('should not write into the caller options', async () => {
-      const options = Object.freeze({ prometheus: Object.freeze({ ...LOOPBACK_ANY_PORT }), otlp: Object.freeze({}) });
+      const options = Object.freeze({
+        prometheus: Object.freeze({ ...LOOPBACK_ANY_PORT }),
+        otlp: Object.freeze({}),
+      });
       telemetry = await createMeterProviderWithLegacyApi(options);
       expect(options).toEqual({ prometheus: LOOPBACK_ANY_PORT, otlp: {} });
     });
@@ -137,7 +234,10 @@ describe('createMeterProviderWithLegacyApi', () => {
       expect(built.otlpReader).toBeUndefined();
     });
 
-    it.each(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'])('should be on when %s is set', async (key) => {
+    it.each([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+    ])('should be on when %s is set', async key => {
       process.env[key] = 'http://127.0.0.1:9/v1/metrics';
       process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT = '50';
       const built = await build({ otlp: { exportIntervalMillis: 600_000 } });
@@ -152,7 +252,9 @@ describe('createMeterProviderWithLegacyApi', () => {
 
     it('should be on with enabled: true and no endpoint anywhere', async () => {
       process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT = '50';
-      const built = await build({ otlp: { enabled: true, exportIntervalMillis: 600_000 } });
+      const built = await build({
+        otlp: { enabled: true, exportIntervalMillis: 600_000 },
+      });
       expect(built.otlpReader).toBeDefined();
     });
 
@@ -162,27 +264,38 @@ describe('createMeterProviderWithLegacyApi', () => {
       process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT = '50';
       const built = await build({ otlp: { enabled: true } });
       expect(built.otlpReader).toBeDefined();
-      expect(logged).toContain('OTEL_METRIC_EXPORT_INTERVAL must be a positive integer of milliseconds (got "soon"); using the default');
+      expect(logged).toContain(
+        'OTEL_METRIC_EXPORT_INTERVAL must be a positive integer of milliseconds (got "soon"); using the default'
+      );
     });
   });
 
   describe('cardinality', () => {
     it("should give the Prometheus exporter and the OTLP reader the legacy reader's limit", async () => {
       process.env.OTEL_EXPORTER_OTLP_METRICS_TIMEOUT = '50';
-      const built = await build({ legacy: { cardinalityLimit: 4321 }, otlp: { enabled: true, exportIntervalMillis: 600_000 } });
+      const built = await build({
+        legacy: { cardinalityLimit: 4321 },
+        otlp: { enabled: true, exportIntervalMillis: 600_000 },
+      });
       for (const type of Object.values(InstrumentType)) {
         expect(built.legacyReader.selectCardinalityLimit(type)).toBe(4321);
-        expect(built.prometheusExporter!.selectCardinalityLimit(type)).toBe(4321);
+        expect(built.prometheusExporter!.selectCardinalityLimit(type)).toBe(
+          4321
+        );
         expect(built.otlpReader!.selectCardinalityLimit(type)).toBe(4321);
       }
     });
 
     it('should expose more host types than the SDK default of 2000 without an overflow series', async () => {
       const built = await build();
-      const counter = built.meterProvider.getMeter('test').createCounter('xmppMessageSent', { valueType: ValueType.INT });
+      const counter = built.meterProvider
+        .getMeter('test')
+        .createCounter('xmppMessageSent', { valueType: ValueType.INT });
       for (let i = 0; i < 2500; i++) counter.add(1, { host_type: `host${i}` });
       const exposition = await (await fetch(built.prometheusUrl!)).text();
-      expect(exposition.match(/^xmppMessageSent_total\{host_type="host\d+"/gm)).toHaveLength(2500);
+      expect(
+        exposition.match(/^xmppMessageSent_total\{host_type="host\d+"/gm)
+      ).toHaveLength(2500);
       expect(exposition).not.toContain('otel_metric_overflow');
     });
   });
@@ -190,11 +303,18 @@ describe('createMeterProviderWithLegacyApi', () => {
   describe('resource', () => {
     it('should come from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, with the resource option on top', async () => {
       process.env.OTEL_SERVICE_NAME = 'messaging-node';
-      process.env.OTEL_RESOURCE_ATTRIBUTES = 'service.instance.id=node-1,deployment.environment.name=test';
-      const built = await build({ resource: resourceFromAttributes({ 'deployment.environment.name': 'staging' }) });
+      process.env.OTEL_RESOURCE_ATTRIBUTES =
+        'service.instance.id=node-1,deployment.environment.name=test';
+      const built = await build({
+        resource: resourceFromAttributes({
+          'deployment.environment.name': 'staging',
+        }),
+      });
       built.meterProvider.getMeter('test').createCounter('c').add(1);
       const exposition = await (await fetch(built.prometheusUrl!)).text();
-      const info = exposition.split('\n').find((line) => line.startsWith('target_info{'))!;
+      const info = exposition
+        .split('\n')
+        .find(line => line.startsWith('target_info{'))!;
       expect(info).toContain('service_name="messaging-node"');
       expect(info).toContain('service_instance_id="node-1"');
       expect(info).toContain('deployment_environment_name="staging"');
@@ -204,35 +324,54 @@ describe('createMeterProviderWithLegacyApi', () => {
   describe('prometheus listener', () => {
     it('should listen on the port it was given, 0 picking a free one, and report the URL', async () => {
       const built = await build();
-      expect(built.prometheusUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      expect(built.prometheusUrl).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/metrics$/
+      );
       expect(built.prometheusUrl).not.toMatch(/:0\//);
-      built.meterProvider.getMeter('test').createCounter('xmppMessageSent').add(3, { host_type: 'localhost' });
+      built.meterProvider
+        .getMeter('test')
+        .createCounter('xmppMessageSent')
+        .add(3, { host_type: 'localhost' });
       const response = await fetch(`${built.prometheusUrl!}?debug=1`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/plain');
-      expect(await response.text()).toContain('xmppMessageSent_total{host_type="localhost",otel_scope_name="test"} 3');
+      expect(await response.text()).toContain(
+        'xmppMessageSent_total{host_type="localhost",otel_scope_name="test"} 3'
+      );
     });
 
     it('should serve another endpoint when told, and answer 404 and 405 elsewhere', async () => {
-      const built = await build({ prometheus: { ...LOOPBACK_ANY_PORT, endpoint: '/prom' } });
+      const built = await build({
+        prometheus: { ...LOOPBACK_ANY_PORT, endpoint: '/prom' },
+      });
       const base = new URL(built.prometheusUrl!);
       expect(base.pathname).toBe('/prom');
       expect((await fetch(new URL('/metrics', base))).status).toBe(404);
       const post = await fetch(base, { method: 'POST' });
       expect(post.status).toBe(405);
-      expect(await post.json()).toEqual({ error: 'method_not_allowed', message: 'POST is not allowed; allowed: GET, HEAD' });
+      expect(await post.json()).toEqual({
+        error: 'method_not_allowed',
+        message: 'POST is not allowed; allowed: GET, HEAD',
+      });
     });
 
     it('should reject with a ListenError when the port is taken', async () => {
       const blocker: Server = createServer();
-      await new Promise<void>((resolve) => blocker.listen({ host: '127.0.0.1', port: 0 }, resolve));
+      await new Promise<void>(resolve =>
+        blocker.listen({ host: '127.0.0.1', port: 0 }, resolve)
+      );
       const port = (blocker.address() as { port: number }).port;
       try {
-        const attempt = createMeterProviderWithLegacyApi({ prometheus: { host: '127.0.0.1', port }, otlp: { enabled: false } });
+        const attempt = createMeterProviderWithLegacyApi({
+          prometheus: { host: '127.0.0.1', port },
+          otlp: { enabled: false },
+        });
         await expect(attempt).rejects.toThrow(ListenError);
-        await expect(attempt).rejects.toThrow(`cannot listen on 127.0.0.1:${port} for Prometheus: EADDRINUSE`);
+        await expect(attempt).rejects.toThrow(
+          `cannot listen on 127.0.0.1:${port} for Prometheus: EADDRINUSE`
+        );
       } finally {
-        await new Promise((resolve) => blocker.close(resolve));
+        await new Promise(resolve => blocker.close(resolve));
       }
     });
   });
@@ -243,26 +382,41 @@ describe('createMeterProviderWithLegacyApi', () => {
       const built = await build({ prometheus: { app } });
       await app.ready();
       expect(built.prometheusUrl).toBeUndefined();
-      built.meterProvider.getMeter('test').createUpDownCounter('sessionCount').add(2, { host_type: 'localhost' });
+      built.meterProvider
+        .getMeter('test')
+        .createUpDownCounter('sessionCount')
+        .add(2, { host_type: 'localhost' });
       const response = await app.inject({ method: 'GET', url: '/metrics' });
       expect(response.statusCode).toBe(200);
-      expect(response.body).toContain('sessionCount{host_type="localhost",otel_scope_name="test"} 2');
+      expect(response.body).toContain(
+        'sessionCount{host_type="localhost",otel_scope_name="test"} 2'
+      );
     });
 
     it('should answer 503 once the provider is shut down', async () => {
       app = Fastify();
-      const built = await build({ prometheus: { app, endpoint: '/otel/metrics' } });
+      const built = await build({
+        prometheus: { app, endpoint: '/otel/metrics' },
+      });
       await app.ready();
       await built.shutdown();
-      const response = await app.inject({ method: 'GET', url: '/otel/metrics' });
+      const response = await app.inject({
+        method: 'GET',
+        url: '/otel/metrics',
+      });
       expect(response.statusCode).toBe(503);
-      expect(response.json()).toEqual({ error: 'unavailable', message: 'the meter provider is shut down' });
+      expect(response.json()).toEqual({
+        error: 'unavailable',
+        message: 'the meter provider is shut down',
+      });
     });
 
     it('should reject an app that is already ready', async () => {
       app = Fastify();
       await app.ready();
-      await expect(build({ prometheus: { app } })).rejects.toThrow(InvalidOptionError);
+      await expect(build({ prometheus: { app } })).rejects.toThrow(
+        InvalidOptionError
+      );
     });
   });
 
@@ -280,7 +434,10 @@ describe('MeterProviderWithLegacyApi', () => {
     it('should publish a new legacy snapshot', async () => {
       const built = await build({ legacy: { hostTypes: ['localhost'] } });
       const before = built.legacyReader.snapshot.generation;
-      built.meterProvider.getMeter('test').createCounter('xmppMessageSent').add(1, { host_type: 'localhost' });
+      built.meterProvider
+        .getMeter('test')
+        .createCounter('xmppMessageSent')
+        .add(1, { host_type: 'localhost' });
       await built.forceFlush();
       expect(built.legacyReader.snapshot.generation).toBeGreaterThan(before);
     });

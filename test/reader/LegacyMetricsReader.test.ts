@@ -1,6 +1,10 @@
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { AggregationTemporality, InstrumentType, MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InstrumentType,
+  MeterProvider,
+} from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../../src';
 import { createRig, read, type Rig } from '../helpers';
 
@@ -12,19 +16,32 @@ afterEach(async () => {
 describe('LegacyMetricsReader', () => {
   describe('constructor', () => {
     it('should choose delta temporality, exponential histograms and a cardinality limit for itself', () => {
-      const reader = new LegacyMetricsReader({ cardinalityLimit: 12_345, histogramMaxBuckets: 256 });
-      expect(reader.selectAggregationTemporality(InstrumentType.COUNTER)).toBe(AggregationTemporality.DELTA);
-      expect(reader.selectAggregationTemporality(InstrumentType.OBSERVABLE_GAUGE)).toBe(AggregationTemporality.DELTA);
+      const reader = new LegacyMetricsReader({
+        cardinalityLimit: 12_345,
+        histogramMaxBuckets: 256,
+      });
+      expect(reader.selectAggregationTemporality(InstrumentType.COUNTER)).toBe(
+        AggregationTemporality.DELTA
+      );
+      expect(
+        reader.selectAggregationTemporality(InstrumentType.OBSERVABLE_GAUGE)
+      ).toBe(AggregationTemporality.DELTA);
       expect(reader.selectAggregation(InstrumentType.HISTOGRAM)).toEqual({
         type: 5, // AggregationType.EXPONENTIAL_HISTOGRAM
         options: { maxSize: 256, recordMinMax: true },
       });
-      expect(reader.selectCardinalityLimit(InstrumentType.COUNTER)).toBe(12_345);
+      expect(reader.selectCardinalityLimit(InstrumentType.COUNTER)).toBe(
+        12_345
+      );
     });
 
     it('should serve an empty listing before it is registered', () => {
       const reader = new LegacyMetricsReader({ hostTypes: ['localhost'] });
-      expect(read(reader, 'metrics').json).toEqual({ host_types: ['localhost'], metrics: [], global: [] });
+      expect(read(reader, 'metrics').json).toEqual({
+        host_types: ['localhost'],
+        metrics: [],
+        global: [],
+      });
     });
   });
 
@@ -35,15 +52,23 @@ describe('LegacyMetricsReader', () => {
       const sent = rig.provider.getMeter('m').createCounter('xmppMessageSent');
       sent.add(3, { host_type: 'localhost' });
       await rig.flush();
-      expect(read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json).toEqual({ metric: { count: 3, one: 3 } });
+      expect(
+        read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json
+      ).toEqual({ metric: { count: 3, one: 3 } });
       await rig.advance(30_000);
       sent.add(2, { host_type: 'localhost' });
       await rig.flush();
-      expect(read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json).toEqual({ metric: { count: 5, one: 5 } });
+      expect(
+        read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json
+      ).toEqual({ metric: { count: 5, one: 5 } });
       await rig.advance(30_000);
-      expect(read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json).toEqual({ metric: { count: 5, one: 2 } });
+      expect(
+        read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json
+      ).toEqual({ metric: { count: 5, one: 2 } });
       await rig.advance(30_000);
-      expect(read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json).toEqual({ metric: { count: 5, one: 0 } });
+      expect(
+        read(rig.reader, 'metrics/host_type/localhost/xmppMessageSent').json
+      ).toEqual({ metric: { count: 5, one: 0 } });
     });
 
     it('should keep the data of the 59 slots before the current one in `one`', async () => {
@@ -63,9 +88,15 @@ describe('LegacyMetricsReader', () => {
       sent.add(4);
       await rig.flush();
       await rig.advance(4_500);
-      expect(read(rig.reader, 'metrics/global/c').json.metric).toEqual({ count: 4, one: 4 });
+      expect(read(rig.reader, 'metrics/global/c').json.metric).toEqual({
+        count: 4,
+        one: 4,
+      });
       await rig.advance(500);
-      expect(read(rig.reader, 'metrics/global/c').json.metric).toEqual({ count: 4, one: 0 });
+      expect(read(rig.reader, 'metrics/global/c').json.metric).toEqual({
+        count: 4,
+        one: 0,
+      });
     });
 
     it('should turn an observable counter into increases', async () => {
@@ -74,28 +105,36 @@ describe('LegacyMetricsReader', () => {
       rig.provider
         .getMeter('m')
         .createObservableCounter('logins')
-        .addCallback((result) => result.observe(total, { host_type: 'h' }));
+        .addCallback(result => result.observe(total, { host_type: 'h' }));
       await rig.flush();
       total = 15;
       await rig.advance(1_000);
-      expect(read(rig.reader, 'metrics/host_type/h/logins').json.metric).toEqual({ count: 15, one: 15 });
+      expect(
+        read(rig.reader, 'metrics/host_type/h/logins').json.metric
+      ).toEqual({ count: 15, one: 15 });
       await rig.advance(59_000);
-      expect(read(rig.reader, 'metrics/host_type/h/logins').json.metric).toEqual({ count: 15, one: 5 });
+      expect(
+        read(rig.reader, 'metrics/host_type/h/logins').json.metric
+      ).toEqual({ count: 15, one: 5 });
     });
   });
 
   describe('counters and gauges', () => {
     it('should serve an up-down counter as value and ms since the series was created', async () => {
       rig = createRig();
-      const sessions = rig.provider.getMeter('m').createUpDownCounter('sessionCount');
+      const sessions = rig.provider
+        .getMeter('m')
+        .createUpDownCounter('sessionCount');
       sessions.add(3, { host_type: 'h' });
       await rig.flush();
       await rig.advance(2_000);
       sessions.add(-1, { host_type: 'h' });
       await rig.advance(1_500);
-      expect(read(rig.reader, 'metrics/host_type/h/sessionCount').json).toEqual({
-        metric: { value: 2, ms_since_reset: 3_500 },
-      });
+      expect(read(rig.reader, 'metrics/host_type/h/sessionCount').json).toEqual(
+        {
+          metric: { value: 2, ms_since_reset: 3_500 },
+        }
+      );
     });
 
     it('should follow an observable up-down counter', async () => {
@@ -104,11 +143,13 @@ describe('LegacyMetricsReader', () => {
       rig.provider
         .getMeter('m')
         .createObservableUpDownCounter('queue')
-        .addCallback((result) => result.observe(queue));
+        .addCallback(result => result.observe(queue));
       await rig.flush();
       queue = 1;
       await rig.advance(1_000);
-      expect(read(rig.reader, 'metrics/global/queue').json.metric.value).toBe(1);
+      expect(read(rig.reader, 'metrics/global/queue').json.metric.value).toBe(
+        1
+      );
     });
 
     it('should serve the last gauge value, synchronous or observable', async () => {
@@ -116,7 +157,9 @@ describe('LegacyMetricsReader', () => {
       const meter = rig.provider.getMeter('m');
       const gauge = meter.createGauge('clusterSize');
       let uptime = 7;
-      meter.createObservableGauge('nodeUpTime').addCallback((result) => result.observe(uptime));
+      meter
+        .createObservableGauge('nodeUpTime')
+        .addCallback(result => result.observe(uptime));
       gauge.record(1);
       gauge.record(2);
       await rig.flush();
@@ -128,33 +171,59 @@ describe('LegacyMetricsReader', () => {
       });
       // A gauge that is not recorded again keeps its last value.
       await rig.advance(120_000);
-      expect(read(rig.reader, 'metrics/global/clusterSize').json.metric.value).toBe(2);
+      expect(
+        read(rig.reader, 'metrics/global/clusterSize').json.metric.value
+      ).toBe(2);
     });
   });
 
   describe('histograms', () => {
     it('should serve n, exact mean, min and max over the window, and drop to zeros after it', async () => {
       rig = createRig();
-      const histogram = rig.provider.getMeter('m').createHistogram('stanzaSize');
-      for (const value of [10, 20, 30, 40]) histogram.record(value, { host_type: 'h' });
+      const histogram = rig.provider
+        .getMeter('m')
+        .createHistogram('stanzaSize');
+      for (const value of [10, 20, 30, 40])
+        histogram.record(value, { host_type: 'h' });
       await rig.flush();
-      const { metric } = read(rig.reader, 'metrics/host_type/h/stanzaSize').json;
+      const { metric } = read(
+        rig.reader,
+        'metrics/host_type/h/stanzaSize'
+      ).json;
       expect(metric).toMatchObject({ n: 4, mean: 25, min: 10, max: 40 });
-      expect(Object.keys(metric).sort()).toEqual(['50', '75', '90', '95', '99', '999', 'max', 'mean', 'median', 'min', 'n']);
+      expect(Object.keys(metric).sort()).toEqual([
+        '50',
+        '75',
+        '90',
+        '95',
+        '99',
+        '999',
+        'max',
+        'mean',
+        'median',
+        'min',
+        'n',
+      ]);
       expect(metric.median).toBe(metric['50']);
       expect(metric['999']).toBe(40);
       await rig.advance(60_000);
-      expect(Object.values(read(rig.reader, 'metrics/host_type/h/stanzaSize').json.metric)).toEqual(Array(11).fill(0));
+      expect(
+        Object.values(
+          read(rig.reader, 'metrics/host_type/h/stanzaSize').json.metric
+        )
+      ).toEqual(Array(11).fill(0));
     });
 
     it('should truncate every field of an integer histogram, as the original did', async () => {
       rig = createRig();
-      const histogram = rig.provider.getMeter('m').createHistogram('latency', { valueType: 0 });
+      const histogram = rig.provider
+        .getMeter('m')
+        .createHistogram('latency', { valueType: 0 });
       for (const value of [1, 2]) histogram.record(value);
       await rig.flush();
       const { metric } = read(rig.reader, 'metrics/global/latency').json;
       expect(metric.mean).toBe(1);
-      expect(Object.values(metric).every((v) => Number.isInteger(v))).toBe(true);
+      expect(Object.values(metric).every(v => Number.isInteger(v))).toBe(true);
     });
 
     it('should keep fractions of a double histogram', async () => {
@@ -162,7 +231,9 @@ describe('LegacyMetricsReader', () => {
       const histogram = rig.provider.getMeter('m').createHistogram('latency');
       for (const value of [1, 2]) histogram.record(value);
       await rig.flush();
-      expect(read(rig.reader, 'metrics/global/latency').json.metric.mean).toBe(1.5);
+      expect(read(rig.reader, 'metrics/global/latency').json.metric.mean).toBe(
+        1.5
+      );
     });
 
     it('should leave the explicit buckets the Prometheus exporter sees unchanged', async () => {
@@ -175,7 +246,9 @@ describe('LegacyMetricsReader', () => {
       const { resourceMetrics } = await prometheus.collect();
       const metric = resourceMetrics.scopeMetrics[0]!.metrics[0]!;
       expect(metric.dataPointType).toBe(0); // DataPointType.HISTOGRAM: explicit buckets
-      expect(metric.aggregationTemporality).toBe(AggregationTemporality.CUMULATIVE);
+      expect(metric.aggregationTemporality).toBe(
+        AggregationTemporality.CUMULATIVE
+      );
       expect(read(reader, 'metrics/global/latency').json.metric.n).toBe(1);
     });
   });
@@ -190,15 +263,34 @@ describe('LegacyMetricsReader', () => {
       sent.add(8);
       await rig.flush();
       // A host type sums its domains.
-      expect(read(rig.reader, 'metrics/host_type/ht/sent').json.metric.count).toBe(3);
-      expect(read(rig.reader, 'metrics/host_type/other/sent').json.metric.count).toBe(4);
+      expect(
+        read(rig.reader, 'metrics/host_type/ht/sent').json.metric.count
+      ).toBe(3);
+      expect(
+        read(rig.reader, 'metrics/host_type/other/sent').json.metric.count
+      ).toBe(4);
       expect(read(rig.reader, 'metrics/global/sent').json.metric.count).toBe(8);
-      expect(read(rig.reader, 'metrics').json.host_types).toEqual(['ht', 'other']);
+      expect(read(rig.reader, 'metrics').json.host_types).toEqual([
+        'ht',
+        'other',
+      ]);
       // The host variant places by host, falling back to host_type.
-      expect(read(rig.reader, 'metrics/host/a.example/sent', 'host').json.metric.count).toBe(1);
-      expect(read(rig.reader, 'metrics/host/b.example/sent', 'host').json.metric.count).toBe(2);
-      expect(read(rig.reader, 'metrics/host/other/sent', 'host').json.metric.count).toBe(4);
-      expect(read(rig.reader, 'metrics', 'host').json.hosts).toEqual(['a.example', 'b.example', 'other']);
+      expect(
+        read(rig.reader, 'metrics/host/a.example/sent', 'host').json.metric
+          .count
+      ).toBe(1);
+      expect(
+        read(rig.reader, 'metrics/host/b.example/sent', 'host').json.metric
+          .count
+      ).toBe(2);
+      expect(
+        read(rig.reader, 'metrics/host/other/sent', 'host').json.metric.count
+      ).toBe(4);
+      expect(read(rig.reader, 'metrics', 'host').json.hosts).toEqual([
+        'a.example',
+        'b.example',
+        'other',
+      ]);
       expect(read(rig.reader, 'metrics/all/sent').json.metric.count).toBe(15);
     });
 
@@ -206,12 +298,23 @@ describe('LegacyMetricsReader', () => {
       rig = createRig();
       const auth = rig.provider.getMeter('m').createHistogram('backends.auth');
       auth.record(5, { operation: 'authorize', host_type: 'h' });
-      rig.provider.getMeter('m').createCounter('erlang').add(1, { zz: 'last', aa: 'first' });
+      rig.provider
+        .getMeter('m')
+        .createCounter('erlang')
+        .add(1, { zz: 'last', aa: 'first' });
       await rig.flush();
-      expect(Object.keys(read(rig.reader, 'metrics/host_type/h').json.metrics)).toEqual(['backends.auth.authorize']);
-      expect(Object.keys(read(rig.reader, 'metrics/global').json.metrics)).toEqual(['erlang.first.last']);
+      expect(
+        Object.keys(read(rig.reader, 'metrics/host_type/h').json.metrics)
+      ).toEqual(['backends.auth.authorize']);
+      expect(
+        Object.keys(read(rig.reader, 'metrics/global').json.metrics)
+      ).toEqual(['erlang.first.last']);
       // Multi-part names are in the maps but not in the listing, as in the original.
-      expect(read(rig.reader, 'metrics').json).toEqual({ host_types: ['h'], metrics: [], global: [] });
+      expect(read(rig.reader, 'metrics').json).toEqual({
+        host_types: ['h'],
+        metrics: [],
+        global: [],
+      });
     });
 
     it('should rename or drop series with legacyName, once per attribute set', async () => {
@@ -228,20 +331,27 @@ describe('LegacyMetricsReader', () => {
       await rig.flush();
       meter.createCounter('sent').add(1, { host_type: 'h' });
       await rig.advance(1_000);
-      expect(read(rig.reader, 'metrics/host_type/h').json).toEqual({ metrics: { renamed_sent: { count: 2, one: 2 } } });
+      expect(read(rig.reader, 'metrics/host_type/h').json).toEqual({
+        metrics: { renamed_sent: { count: 2, one: 2 } },
+      });
       expect(calls.sort()).toEqual(['internal:h', 'sent:h']);
     });
 
     it('should leave out a second instrument whose legacy name clashes with another kind, and warn', async () => {
       const warnings: string[] = [];
-      diag.setLogger({ warn: (m: string) => warnings.push(m) } as unknown as DiagLogger, DiagLogLevel.WARN);
+      diag.setLogger(
+        { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
+        DiagLogLevel.WARN
+      );
       rig = createRig({ legacyName: () => 'same' });
       const meter = rig.provider.getMeter('m');
       meter.createCounter('a').add(1);
       meter.createGauge('b').record(5);
       await rig.flush();
       diag.disable();
-      expect(read(rig.reader, 'metrics/global/same').json).toEqual({ metric: { count: 1, one: 1 } });
+      expect(read(rig.reader, 'metrics/global/same').json).toEqual({
+        metric: { count: 1, one: 1 },
+      });
       expect(warnings).toEqual([
         'LegacyMetricsReader: legacy name same is used by a spiral and a gauge; the gauge is left out',
       ]);
@@ -256,9 +366,16 @@ describe('LegacyMetricsReader', () => {
       meter.createUpDownCounter('sessions').add(2, { host_type: 'localhost' });
       meter.createCounter('sent').add(1, { host_type: 'dynamic' });
       await rig.flush();
-      expect(read(rig.reader, 'metrics').json.host_types).toEqual(['localhost', 'test type', 'dynamic']);
+      expect(read(rig.reader, 'metrics').json.host_types).toEqual([
+        'localhost',
+        'test type',
+        'dynamic',
+      ]);
       expect(read(rig.reader, 'metrics/host_type/test_type').json).toEqual({
-        metrics: { sent: { count: 0, one: 0 }, sessions: { value: 0, ms_since_reset: 0 } },
+        metrics: {
+          sent: { count: 0, one: 0 },
+          sessions: { value: 0, ms_since_reset: 0 },
+        },
       });
     });
 
@@ -268,10 +385,18 @@ describe('LegacyMetricsReader', () => {
       sent.add(1, { host_type: 'a' });
       sent.add(2, { host_type: 'b' });
       await rig.flush();
-      expect(read(rig.reader, 'metrics').json).toEqual({ host_types: ['a', 'b'], metrics: [], global: ['xmppMessageSent'] });
-      expect(read(rig.reader, 'metrics/global/xmppMessageSent').json.metric).toEqual({ count: 3, one: 3 });
+      expect(read(rig.reader, 'metrics').json).toEqual({
+        host_types: ['a', 'b'],
+        metrics: [],
+        global: ['xmppMessageSent'],
+      });
+      expect(
+        read(rig.reader, 'metrics/global/xmppMessageSent').json.metric
+      ).toEqual({ count: 3, one: 3 });
       expect(read(rig.reader, 'metrics/all').json).toEqual({ metrics: [] });
-      expect(read(rig.reader, 'metrics/all/xmppMessageSent').json.metric).toEqual({ count: 3, one: 3 });
+      expect(
+        read(rig.reader, 'metrics/all/xmppMessageSent').json.metric
+      ).toEqual({ count: 3, one: 3 });
       expect(read(rig.reader, 'metrics/host_type/a').status).toBe(404);
     });
   });
@@ -311,20 +436,31 @@ describe('LegacyMetricsReader', () => {
       rig = { close: () => provider.shutdown() } as Rig;
       provider.getMeter('m').createCounter('c').add(5, { host_type: 'h' });
       await jest.advanceTimersByTimeAsync(1_000);
-      expect(read(reader, 'metrics/host_type/h/c').json.metric).toEqual({ count: 5, one: 5 });
+      expect(read(reader, 'metrics/host_type/h/c').json.metric).toEqual({
+        count: 5,
+        one: 5,
+      });
       await jest.advanceTimersByTimeAsync(60_000);
-      expect(read(reader, 'metrics/host_type/h/c').json.metric).toEqual({ count: 5, one: 0 });
+      expect(read(reader, 'metrics/host_type/h/c').json.metric).toEqual({
+        count: 5,
+        one: 0,
+      });
       expect(reader.snapshot.generation).toBeGreaterThanOrEqual(60);
     });
 
     it('should keep serving the last snapshot when a tick fails, and report the failure', async () => {
       const errors: unknown[] = [];
-      diag.setLogger({ error: (...args: unknown[]) => errors.push(args) } as unknown as DiagLogger, DiagLogLevel.ERROR);
+      diag.setLogger(
+        {
+          error: (...args: unknown[]) => errors.push(args),
+        } as unknown as DiagLogger,
+        DiagLogLevel.ERROR
+      );
       rig = createRig();
       let fail = false;
       const meter = rig.provider.getMeter('m');
       meter.createCounter('c').add(1);
-      meter.createObservableGauge('g').addCallback((result) => {
+      meter.createObservableGauge('g').addCallback(result => {
         if (fail) throw new Error('callback failed');
         result.observe(1);
       });

@@ -1,5 +1,14 @@
-import { MeterProvider, type ExponentialHistogram } from '@opentelemetry/sdk-metrics';
-import { emptyAggregate, mergeInto, quantiles, WindowedHistogram, type HistogramAggregate } from '../../src/reader/WindowedHistogram';
+import {
+  MeterProvider,
+  type ExponentialHistogram,
+} from '@opentelemetry/sdk-metrics';
+import {
+  emptyAggregate,
+  mergeInto,
+  quantiles,
+  WindowedHistogram,
+  type HistogramAggregate,
+} from '../../src/reader/WindowedHistogram';
 import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */
@@ -11,13 +20,17 @@ async function sdkPoints(batches: number[][], maxSize = 1024) {
   for (const batch of batches) {
     for (const value of batch) histogram.record(value);
     const { resourceMetrics } = await reader.collect();
-    points.push(resourceMetrics.scopeMetrics[0]!.metrics[0]!.dataPoints[0]!.value as ExponentialHistogram);
+    points.push(
+      resourceMetrics.scopeMetrics[0]!.metrics[0]!.dataPoints[0]!
+        .value as ExponentialHistogram
+    );
   }
   await provider.shutdown();
   return points;
 }
 
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** The exact nearest-rank quantile. */
 function exact(values: number[], q: number): number {
@@ -31,38 +44,66 @@ describe('WindowedHistogram', () => {
       const [point] = await sdkPoints([[5, 10, 15]]);
       const window = new WindowedHistogram();
       expect(window.add(7, point)).toBe(true);
-      expect(window.aggregate).toMatchObject({ count: 3, sum: 30, min: 5, max: 15 });
+      expect(window.aggregate).toMatchObject({
+        count: 3,
+        sum: 30,
+        min: 5,
+        max: 15,
+      });
       expect(window.oldestSlot).toBe(7);
     });
 
     it('should merge a second point for the same slot without scheduling it again', async () => {
-      const [a, b] = await sdkPoints([[1, 2], [1000, 2000]]);
+      const [a, b] = await sdkPoints([
+        [1, 2],
+        [1000, 2000],
+      ]);
       const window = new WindowedHistogram();
       expect(window.add(3, a)).toBe(true);
       expect(window.add(3, b)).toBe(false);
-      expect(window.aggregate).toMatchObject({ count: 4, sum: 3003, min: 1, max: 2000 });
+      expect(window.aggregate).toMatchObject({
+        count: 4,
+        sum: 3003,
+        min: 1,
+        max: 2000,
+      });
     });
   });
 
   describe('expireThrough', () => {
     it('should drop expired slots and recompute min and max from what is left', async () => {
-      const [a, b] = await sdkPoints([[1, 1000], [50, 60]]);
+      const [a, b] = await sdkPoints([
+        [1, 1000],
+        [50, 60],
+      ]);
       const window = new WindowedHistogram();
       window.add(1, a);
       window.add(2, b);
       expect(window.expireThrough(0)).toBe(false);
       expect(window.expireThrough(1)).toBe(true);
-      expect(window.aggregate).toMatchObject({ count: 2, sum: 110, min: 50, max: 60 });
+      expect(window.aggregate).toMatchObject({
+        count: 2,
+        sum: 110,
+        min: 50,
+        max: 60,
+      });
       expect(quantiles(window.aggregate, [0, 1])).toEqual([50, 60]);
     });
 
     it('should return to empty, and to full resolution, once every slot has left', async () => {
-      const [wide, narrow] = await sdkPoints([[0.001, 1e9], [100, 101]]);
+      const [wide, narrow] = await sdkPoints([
+        [0.001, 1e9],
+        [100, 101],
+      ]);
       const window = new WindowedHistogram();
       window.add(1, wide);
       const coarse = window.aggregate.scale;
       window.expireThrough(1);
-      expect(window.aggregate).toMatchObject({ count: 0, sum: 0, zeroCount: 0 });
+      expect(window.aggregate).toMatchObject({
+        count: 0,
+        sum: 0,
+        zeroCount: 0,
+      });
       expect(window.oldestSlot).toBeUndefined();
       window.add(2, narrow);
       expect(window.aggregate.scale).toBeGreaterThan(coarse);
@@ -72,26 +113,32 @@ describe('WindowedHistogram', () => {
 
 describe('quantiles', () => {
   // README: the relative error of a percentile is at most 2^(2^-(scale+1)) - 1.
-  const bound = (aggregate: Readonly<HistogramAggregate>): number => Math.pow(2, Math.pow(2, -(aggregate.scale + 1))) - 1;
+  const bound = (aggregate: Readonly<HistogramAggregate>): number =>
+    Math.pow(2, Math.pow(2, -(aggregate.scale + 1))) - 1;
 
   it.each([
     ['1..1000', range(1, 1000)],
-    ['1..100000 step 7', range(0, 14285).map((i) => 1 + 7 * i)],
-    ['latency-like', range(1, 2000).map((i) => Math.round(200 + (i * i) / 50))],
-    ['tiny values', range(1, 500).map((i) => i / 1e6)],
-  ])('should estimate the percentiles of %s within the stated bound', async (_name, values) => {
-    const [point] = await sdkPoints([values]);
-    const window = new WindowedHistogram();
-    window.add(0, point);
-    const qs = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999];
-    const estimates = quantiles(window.aggregate, qs);
-    const limit = bound(window.aggregate);
-    expect(limit).toBeLessThan(0.011);
-    qs.forEach((q, i) => {
-      const truth = exact(values, q);
-      expect(Math.abs(estimates[i]! - truth) / truth).toBeLessThanOrEqual(limit);
-    });
-  });
+    ['1..100000 step 7', range(0, 14285).map(i => 1 + 7 * i)],
+    ['latency-like', range(1, 2000).map(i => Math.round(200 + (i * i) / 50))],
+    ['tiny values', range(1, 500).map(i => i / 1e6)],
+  ])(
+    'should estimate the percentiles of %s within the stated bound',
+    async (_name, values) => {
+      const [point] = await sdkPoints([values]);
+      const window = new WindowedHistogram();
+      window.add(0, point);
+      const qs = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999];
+      const estimates = quantiles(window.aggregate, qs);
+      const limit = bound(window.aggregate);
+      expect(limit).toBeLessThan(0.011);
+      qs.forEach((q, i) => {
+        const truth = exact(values, q);
+        expect(Math.abs(estimates[i]! - truth) / truth).toBeLessThanOrEqual(
+          limit
+        );
+      });
+    }
+  );
 
   it('should order negative buckets, zeros and positive buckets', () => {
     // Scale 0: bucket i holds (2^i, 2^(i+1)]; negative buckets mirror it.
@@ -102,10 +149,22 @@ describe('quantiles', () => {
       min: -100,
       max: 100,
       zeroCount: 2,
-      negative: new Map([[6, 1], [3, 1]]),
-      positive: new Map([[3, 1], [6, 2]]),
+      negative: new Map([
+        [6, 1],
+        [3, 1],
+      ]),
+      positive: new Map([
+        [3, 1],
+        [6, 2],
+      ]),
     };
-    const [lowest, second, median, sixth, highest] = quantiles(aggregate, [0, 2 / 7, 4 / 7, 6 / 7, 1]);
+    const [lowest, second, median, sixth, highest] = quantiles(aggregate, [
+      0,
+      2 / 7,
+      4 / 7,
+      6 / 7,
+      1,
+    ]);
     expect(lowest).toBe(-100);
     expect(second).toBeCloseTo(-Math.pow(2, 3.5));
     expect(median).toBe(0);
@@ -135,7 +194,10 @@ describe('quantiles', () => {
 
 describe('mergeInto', () => {
   it('should merge windows of different scales at the coarser one without losing counts', async () => {
-    const [fine, coarse] = await sdkPoints([[100, 101, 102], [1, 1e6]]);
+    const [fine, coarse] = await sdkPoints([
+      [100, 101, 102],
+      [1, 1e6],
+    ]);
     const a = new WindowedHistogram();
     const b = new WindowedHistogram();
     a.add(0, fine);
@@ -144,7 +206,12 @@ describe('mergeInto', () => {
     mergeInto(merged, a.aggregate);
     mergeInto(merged, b.aggregate);
     expect(merged.scale).toBe(Math.min(a.aggregate.scale, b.aggregate.scale));
-    expect(merged).toMatchObject({ count: 5, min: 1, max: 1e6, sum: 303 + 1 + 1e6 });
+    expect(merged).toMatchObject({
+      count: 5,
+      min: 1,
+      max: 1e6,
+      sum: 303 + 1 + 1e6,
+    });
     const total = [...merged.positive.values()].reduce((x, y) => x + y, 0);
     expect(total).toBe(5);
     expect(quantiles(merged, [0.5])[0]! / 101).toBeCloseTo(1, 1);

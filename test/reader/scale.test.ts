@@ -10,7 +10,8 @@ import { createApp, createRig, type Rig } from '../helpers';
  */
 
 const HOST_TYPES = 10_000;
-const hostType = (i: number): string => `domain-${String(i).padStart(5, '0')}.example`;
+const hostType = (i: number): string =>
+  `domain-${String(i).padStart(5, '0')}.example`;
 const SAMPLE = [0, 1, 1_999, 2_000, 2_001, 4_242, 7_777, HOST_TYPES - 1];
 
 let rig: Rig;
@@ -18,7 +19,9 @@ let app: FastifyInstance;
 let warnings: string[];
 
 /** Records into every host type: spiral i + 1, counter i, gauge 3 i, histogram one value i + 0.5. */
-async function recordAll(options: { cardinalityLimit?: number } = {}): Promise<void> {
+async function recordAll(
+  options: { cardinalityLimit?: number } = {}
+): Promise<void> {
   rig = createRig(options);
   const meter = rig.provider.getMeter('scale');
   const spiral = meter.createCounter('stanzasSent');
@@ -37,13 +40,24 @@ async function recordAll(options: { cardinalityLimit?: number } = {}): Promise<v
 }
 
 async function get(path: string): Promise<{ status: number; json: any }> {
-  const response = await app.inject({ method: 'GET', url: `/api/metrics${path}` });
-  return { status: response.statusCode, json: response.statusCode === 200 ? response.json() : undefined };
+  const response = await app.inject({
+    method: 'GET',
+    url: `/api/metrics${path}`,
+  });
+  return {
+    status: response.statusCode,
+    json: response.statusCode === 200 ? response.json() : undefined,
+  };
 }
 
 beforeEach(() => {
   warnings = [];
-  diag.setLogger({ warn: (message: string) => warnings.push(message) } as unknown as DiagLogger, DiagLogLevel.WARN);
+  diag.setLogger(
+    {
+      warn: (message: string) => warnings.push(message),
+    } as unknown as DiagLogger,
+    DiagLogLevel.WARN
+  );
 });
 
 afterEach(async () => {
@@ -60,8 +74,15 @@ describe('LegacyMetricsReader at scale', () => {
     const listing = await get('');
     expect(listing.status).toBe(200);
     // Host types that only data names are listed after the declared ones, in code-point order.
-    expect(listing.json.host_types).toEqual(Array.from({ length: HOST_TYPES }, (_, i) => hostType(i)));
-    expect(listing.json.metrics).toEqual(['authTime', 'queueLength', 'sessionCount', 'stanzasSent']);
+    expect(listing.json.host_types).toEqual(
+      Array.from({ length: HOST_TYPES }, (_, i) => hostType(i))
+    );
+    expect(listing.json.metrics).toEqual([
+      'authTime',
+      'queueLength',
+      'sessionCount',
+      'stanzasSent',
+    ]);
     expect(listing.json.global).toEqual([]);
     // The overflow series would have no host type: it would be served as a global metric.
     expect(Object.keys((await get('/global')).json?.metrics ?? {})).toEqual([]);
@@ -71,17 +92,40 @@ describe('LegacyMetricsReader at scale', () => {
       const { status, json } = await get(`/host_type/${hostType(i)}`);
       expect(status).toBe(200);
       expect(json.metrics.stanzasSent).toEqual({ count: i + 1, one: i + 1 });
-      expect(json.metrics.sessionCount).toEqual({ value: i, ms_since_reset: 0 });
-      expect(json.metrics.queueLength).toEqual({ value: 3 * i, ms_since_reset: 0 });
-      expect(json.metrics['authTime']).toMatchObject({ n: 1, mean: i + 0.5, min: i + 0.5, max: i + 0.5, median: i + 0.5 });
+      expect(json.metrics.sessionCount).toEqual({
+        value: i,
+        ms_since_reset: 0,
+      });
+      expect(json.metrics.queueLength).toEqual({
+        value: 3 * i,
+        ms_since_reset: 0,
+      });
+      expect(json.metrics['authTime']).toMatchObject({
+        n: 1,
+        mean: i + 0.5,
+        min: i + 0.5,
+        max: i + 0.5,
+        median: i + 0.5,
+      });
     }
 
     const all = (await get('/all')).json.metrics;
-    const sum = (f: (i: number) => number): number => Array.from({ length: HOST_TYPES }, (_, i) => f(i)).reduce((a, b) => a + b, 0);
-    expect(all.stanzasSent).toEqual({ count: sum((i) => i + 1), one: sum((i) => i + 1) });
-    expect(all.sessionCount).toEqual({ value: sum((i) => i) });
-    expect(all.queueLength).toEqual({ value: sum((i) => 3 * i) });
-    expect(all.authTime).toMatchObject({ n: HOST_TYPES, min: 0.5, max: HOST_TYPES - 0.5 });
+    const sum = (f: (i: number) => number): number =>
+      Array.from({ length: HOST_TYPES }, (_, i) => f(i)).reduce(
+        (a, b) => a + b,
+        0
+      );
+    expect(all.stanzasSent).toEqual({
+      count: sum(i => i + 1),
+      one: sum(i => i + 1),
+    });
+    expect(all.sessionCount).toEqual({ value: sum(i => i) });
+    expect(all.queueLength).toEqual({ value: sum(i => 3 * i) });
+    expect(all.authTime).toMatchObject({
+      n: HOST_TYPES,
+      min: 0.5,
+      max: HOST_TYPES - 0.5,
+    });
   });
 
   it('should fold the host types beyond a small cardinalityLimit into the overflow series', async () => {
@@ -92,19 +136,24 @@ describe('LegacyMetricsReader at scale', () => {
     const listing = await get('');
     expect(listing.json.host_types).toHaveLength(limit - 1);
     expect(listing.json.host_types).not.toContain(hostType(HOST_TYPES - 1));
-    expect((await get(`/host_type/${hostType(HOST_TYPES - 1)}`)).status).toBe(404);
+    expect((await get(`/host_type/${hostType(HOST_TYPES - 1)}`)).status).toBe(
+      404
+    );
     expect(listing.json.global).toEqual([]);
 
     // The overflow set has no host type: it lands in the global group, named after its attribute's value.
     const global = (await get('/global')).json.metrics;
-    const overflowed = Array.from({ length: HOST_TYPES - (limit - 1) }, (_, k) => k + limit - 1);
+    const overflowed = Array.from(
+      { length: HOST_TYPES - (limit - 1) },
+      (_, k) => k + limit - 1
+    );
     expect(global['stanzasSent.true']).toEqual({
       count: overflowed.reduce((a, i) => a + i + 1, 0),
       one: overflowed.reduce((a, i) => a + i + 1, 0),
     });
     expect(warnings).toContain(
       'LegacyMetricsReader: instrument stanzasSent reached its cardinality limit; further attribute sets are summed ' +
-        'into an overflow series (raise cardinalityLimit)',
+        'into an overflow series (raise cardinalityLimit)'
     );
   });
 });

@@ -1,6 +1,15 @@
-import { HistogramSeries, NameTotals, SpiralSeries, ValueSeries, combinedValue } from '../../src/reader/series';
+import {
+  HistogramSeries,
+  NameTotals,
+  SpiralSeries,
+  ValueSeries,
+  combinedValue,
+} from '../../src/reader/series';
 
-const numbers = (series: { value(now: number): { numbers: readonly number[] } }, now = 0) => series.value(now).numbers;
+const numbers = (
+  series: { value(now: number): { numbers: readonly number[] } },
+  now = 0
+) => series.value(now).numbers;
 
 describe('SpiralSeries', () => {
   it('should count since start and keep `one` to the window', () => {
@@ -44,7 +53,10 @@ describe('ValueSeries', () => {
     const counter = new ValueSeries('counter', totals, 1_000);
     counter.adjust(5);
     counter.adjust(-2);
-    expect(counter.value(4_500)).toEqual({ names: ['value', 'ms_since_reset'], numbers: [3, 3_500] });
+    expect(counter.value(4_500)).toEqual({
+      names: ['value', 'ms_since_reset'],
+      numbers: [3, 3_500],
+    });
     expect(totals.total()).toEqual({ names: ['value'], numbers: [3] });
   });
 
@@ -70,7 +82,19 @@ describe('HistogramSeries', () => {
   it('should serve all zeros when nothing was recorded in the window', () => {
     const histogram = new HistogramSeries(new NameTotals('histogram', true), 0);
     expect(histogram.value()).toEqual({
-      names: ['n', 'mean', 'min', 'max', 'median', '50', '75', '90', '95', '99', '999'],
+      names: [
+        'n',
+        'mean',
+        'min',
+        'max',
+        'median',
+        '50',
+        '75',
+        '90',
+        '95',
+        '99',
+        '999',
+      ],
       numbers: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     });
   });

@@ -1,5 +1,11 @@
 import { ValueType } from '@opentelemetry/api';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
 import {
@@ -29,13 +35,19 @@ const INSTANCE = 'messaging';
 const CURL_JSON = '/usr/lib/collectd/curl_json.so';
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'collectd.conf');
 /** curl_json keys of a legacy deployment: one per line of its `<URL>` block. */
-const LEGACY_KEYS = ['metrics/sessionCount/value', 'metrics/*/count', 'metrics/*/one'];
+const LEGACY_KEYS = [
+  'metrics/sessionCount/value',
+  'metrics/*/count',
+  'metrics/*/one',
+];
 /** The csv writer's file name: `<type>-<key path joined with '-'>-YYYY-MM-DD`. */
 const CSV_FILE = /^([a-z]+)-(.+)-\d{4}-\d{2}-\d{2}$/;
 
 /** A legacy deployment's poller, with the test's timings. */
 function legacyConfig(dir: string, url: string): string {
-  const keys = LEGACY_KEYS.map((key) => `    <Key "${key}">\n      Type "absolute"\n    </Key>`).join('\n');
+  const keys = LEGACY_KEYS.map(
+    key => `    <Key "${key}">\n      Type "absolute"\n    </Key>`
+  ).join('\n');
   return `Hostname "${HOSTNAME}"
 FQDNLookup false
 BaseDir "${dir}"
@@ -74,14 +86,20 @@ function exampleConfig(dir: string, url: string): string {
     .replace(/^Hostname .*$/m, `Hostname "${HOSTNAME}"`)
     .replace(/^Interval .*$/m, 'Interval 1')
     .replace(/^MaxReadInterval .*$/m, 'MaxReadInterval 1')
-    .replace(/<URL "http:\/\/127\.0\.0\.1:8088\/api\/metrics\/host_type\/localhost">/, `<URL "${url}">`)
+    .replace(
+      /<URL "http:\/\/127\.0\.0\.1:8088\/api\/metrics\/host_type\/localhost">/,
+      `<URL "${url}">`
+    )
     .replace(/DataDir ".*"/, `DataDir "${join(dir, 'csv')}"`);
   for (const [what, before] of [
     ['Hostname', /^Hostname /m],
     ['the URL', /<URL "http:\/\/127\.0\.0\.1:8088\//],
     ['DataDir', /DataDir "/],
   ] as const) {
-    if (!before.test(text)) throw new Error(`examples/collectd.conf has no ${what} line to point at the test`);
+    if (!before.test(text))
+      throw new Error(
+        `examples/collectd.conf has no ${what} line to point at the test`
+      );
   }
   return `BaseDir "${dir}"\n${replaced}`;
 }
@@ -96,7 +114,10 @@ function writtenValues(dir: string): Map<string, number[]> {
     const match = CSV_FILE.exec(file);
     if (match === null) continue;
     // Header `epoch,value`, then one `<epoch>,<value>` line per read.
-    const lines = readFileSync(join(out, file), 'utf8').trim().split('\n').slice(1);
+    const lines = readFileSync(join(out, file), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1);
     const key = `${match[1]}:${match[2]}`;
     const list = values.get(key) ?? [];
     for (const line of lines) list.push(Number(line.split(',')[1]));
@@ -125,13 +146,23 @@ describe('collectd curl_json polling the legacy API', () => {
       prometheus: false,
       otlp: { enabled: false },
     });
-    server = await startLegacyMetricsServer(telemetry.legacyReader, { port: 0 });
+    server = await startLegacyMetricsServer(telemetry.legacyReader, {
+      port: 0,
+    });
     const meter = telemetry.meterProvider.getMeter('messaging-server');
     const localhost = { host_type: 'localhost' };
-    meter.createCounter('xmppMessageSent', { valueType: ValueType.INT }).add(7, localhost);
-    meter.createCounter('modRosterGets', { valueType: ValueType.INT }).add(3, localhost);
-    meter.createCounter('xmppErrorTotal', { valueType: ValueType.INT }).add(2, { ...localhost, type: 'iq' });
-    meter.createUpDownCounter('sessionCount', { valueType: ValueType.INT }).add(2, localhost);
+    meter
+      .createCounter('xmppMessageSent', { valueType: ValueType.INT })
+      .add(7, localhost);
+    meter
+      .createCounter('modRosterGets', { valueType: ValueType.INT })
+      .add(3, localhost);
+    meter
+      .createCounter('xmppErrorTotal', { valueType: ValueType.INT })
+      .add(2, { ...localhost, type: 'iq' });
+    meter
+      .createUpDownCounter('sessionCount', { valueType: ValueType.INT })
+      .add(2, localhost);
     // No `count` or `one` leaf: curl_json skips histograms silently.
     meter.createHistogram('backends.auth.authorize').record(5, localhost);
     await telemetry.forceFlush();
@@ -149,8 +180,14 @@ describe('collectd curl_json polling the legacy API', () => {
   });
 
   /** What collectd must write, by `<type>:<key path>`, given the types of count, one and value. */
-  function expectedValues(types: { count: string; one: string; value: string }): Map<string, number> {
-    const expected = new Map<string, number>([[`${types.value}:metrics-sessionCount-value`, api.sessionCount!.value!]]);
+  function expectedValues(types: {
+    count: string;
+    one: string;
+    value: string;
+  }): Map<string, number> {
+    const expected = new Map<string, number>([
+      [`${types.value}:metrics-sessionCount-value`, api.sessionCount!.value!],
+    ]);
     for (const [name, value] of Object.entries(api)) {
       if (!('count' in value)) continue;
       expected.set(`${types.count}:metrics-${name}-count`, value.count!);
@@ -160,14 +197,24 @@ describe('collectd curl_json polling the legacy API', () => {
   }
 
   /** Runs collectd on `config` until it has read every expected key twice; returns what it wrote. */
-  async function runCollectd(name: string, config: (runDir: string) => string, expected: Map<string, number>): Promise<Map<string, number[]>> {
+  async function runCollectd(
+    name: string,
+    config: (runDir: string) => string,
+    expected: Map<string, number>
+  ): Promise<Map<string, number[]>> {
     const runDir = join(dir.path, name);
     mkdirSync(runDir);
     const file = join(runDir, 'collectd.conf');
     writeFileSync(file, config(runDir));
     const check = start(collectdPath, ['-t', '-C', file]);
-    await waitUntil('collectd -t to finish', 10_000, () => (check.exited() ? true : undefined));
-    expect({ config: name, status: check.child.exitCode, output: check.output() }).toEqual({ config: name, status: 0, output: '' });
+    await waitUntil('collectd -t to finish', 10_000, () =>
+      check.exited() ? true : undefined
+    );
+    expect({
+      config: name,
+      status: check.child.exitCode,
+      output: check.output(),
+    }).toEqual({ config: name, status: 0, output: '' });
 
     collectd = start(collectdPath, ['-f', '-C', file]);
     const explain = (): string => {
@@ -181,32 +228,58 @@ describe('collectd curl_json polling the legacy API', () => {
       () => {
         if (collectd!.exited()) throw new Error('collectd exited');
         const values = writtenValues(runDir);
-        return [...expected.keys()].every((key) => (values.get(key)?.length ?? 0) >= 2) ? values : undefined;
+        return [...expected.keys()].every(
+          key => (values.get(key)?.length ?? 0) >= 2
+        )
+          ? values
+          : undefined;
       },
-      explain,
+      explain
     );
     await stop(collectd);
     collectd = undefined;
     return written;
   }
 
-  function expectWritten(written: Map<string, number[]>, expected: Map<string, number>): void {
+  function expectWritten(
+    written: Map<string, number[]>,
+    expected: Map<string, number>
+  ): void {
     expect([...written.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [key, value] of expected) {
-      expect({ key, values: written.get(key)!.slice(0, 2) }).toEqual({ key, values: [value, value] });
+      expect({ key, values: written.get(key)!.slice(0, 2) }).toEqual({
+        key,
+        values: [value, value],
+      });
     }
   }
 
   it('should write the values the API serves with a legacy deployment configuration', async () => {
-    const expected = expectedValues({ count: 'absolute', one: 'absolute', value: 'absolute' });
+    const expected = expectedValues({
+      count: 'absolute',
+      one: 'absolute',
+      value: 'absolute',
+    });
     expect(expected.get('absolute:metrics-xmppErrorTotal.iq-one')).toBe(2);
-    const written = await runCollectd('legacy', (runDir) => legacyConfig(runDir, url), expected);
+    const written = await runCollectd(
+      'legacy',
+      runDir => legacyConfig(runDir, url),
+      expected
+    );
     expectWritten(written, expected);
   });
 
   it('should write the same raw values with examples/collectd.conf (derive for count, gauge for one and value)', async () => {
-    const expected = expectedValues({ count: 'derive', one: 'gauge', value: 'gauge' });
-    const written = await runCollectd('example', (runDir) => exampleConfig(runDir, url), expected);
+    const expected = expectedValues({
+      count: 'derive',
+      one: 'gauge',
+      value: 'gauge',
+    });
+    const written = await runCollectd(
+      'example',
+      runDir => exampleConfig(runDir, url),
+      expected
+    );
     expectWritten(written, expected);
   });
 });

@@ -87,7 +87,9 @@ message ExponentialHistogramDataPoint {
 }
 `;
 
-const ExportMetricsServiceRequest = protobuf.parse(OTLP_METRICS_PROTO).root.lookupType('otlp.ExportMetricsServiceRequest');
+const ExportMetricsServiceRequest = protobuf
+  .parse(OTLP_METRICS_PROTO)
+  .root.lookupType('otlp.ExportMetricsServiceRequest');
 
 /** One data point of an OTLP export, with the metric it belongs to. */
 export interface OtlpPoint {
@@ -126,7 +128,10 @@ export interface OtlpReceiver {
   /** Requests that could not be decoded, with the reason. */
   readonly failures: readonly string[];
   /** Polls until a request satisfies `predicate`, or throws after `timeoutMs`. */
-  waitFor(predicate: (request: OtlpRequest) => boolean, timeoutMs: number): Promise<OtlpRequest>;
+  waitFor(
+    predicate: (request: OtlpRequest) => boolean,
+    timeoutMs: number
+  ): Promise<OtlpRequest>;
   close(): Promise<void>;
 }
 
@@ -134,33 +139,46 @@ type Decoded = Record<string, unknown>;
 
 function anyValue(value: Decoded | undefined): unknown {
   if (value === undefined || value === null) return undefined;
-  for (const key of ['stringValue', 'boolValue', 'doubleValue']) if (key in value) return value[key];
+  for (const key of ['stringValue', 'boolValue', 'doubleValue'])
+    if (key in value) return value[key];
   if ('intValue' in value) return Number(value.intValue);
-  if ('arrayValue' in value) return ((value.arrayValue as Decoded).values as Decoded[] | undefined ?? []).map(anyValue);
+  if ('arrayValue' in value)
+    return (
+      ((value.arrayValue as Decoded).values as Decoded[] | undefined) ?? []
+    ).map(anyValue);
   return undefined;
 }
 
 function attributeMap(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const kv of (list as Decoded[] | undefined) ?? []) out[kv.key as string] = anyValue(kv.value as Decoded);
+  for (const kv of (list as Decoded[] | undefined) ?? [])
+    out[kv.key as string] = anyValue(kv.value as Decoded);
   return out;
 }
 
-const optionalNumber = (value: unknown): number | undefined => (value === undefined || value === null ? undefined : Number(value));
+const optionalNumber = (value: unknown): number | undefined =>
+  value === undefined || value === null ? undefined : Number(value);
 
 /**
  * Flattens a decoded request. Protobuf (decoded with `longs: String`) and OTLP/JSON share the
  * camelCase field names; 64-bit integers arrive as strings in both, so they go through Number().
  */
-function flatten(body: Decoded, contentType: string, headers: OtlpRequest['headers']): OtlpRequest {
+function flatten(
+  body: Decoded,
+  contentType: string,
+  headers: OtlpRequest['headers']
+): OtlpRequest {
   const points: OtlpPoint[] = [];
   let resource: Record<string, unknown> = {};
   for (const rm of (body.resourceMetrics as Decoded[] | undefined) ?? []) {
     resource = attributeMap((rm.resource as Decoded | undefined)?.attributes);
     for (const sm of (rm.scopeMetrics as Decoded[] | undefined) ?? []) {
-      const scope = ((sm.scope as Decoded | undefined)?.name as string | undefined) ?? '';
+      const scope =
+        ((sm.scope as Decoded | undefined)?.name as string | undefined) ?? '';
       for (const metric of (sm.metrics as Decoded[] | undefined) ?? []) {
-        const type = (['sum', 'gauge', 'histogram', 'exponentialHistogram'] as const).find((t) => metric[t] !== undefined);
+        const type = (
+          ['sum', 'gauge', 'histogram', 'exponentialHistogram'] as const
+        ).find(t => metric[t] !== undefined);
         if (type === undefined) continue;
         const data = metric[type] as Decoded;
         const common = {
@@ -174,7 +192,10 @@ function flatten(body: Decoded, contentType: string, headers: OtlpRequest['heade
         for (const point of (data.dataPoints as Decoded[] | undefined) ?? []) {
           const attributes = attributeMap(point.attributes);
           if (type === 'sum' || type === 'gauge') {
-            const value = point.asInt !== undefined ? Number(point.asInt) : Number(point.asDouble ?? 0);
+            const value =
+              point.asInt !== undefined
+                ? Number(point.asInt)
+                : Number(point.asDouble ?? 0);
             points.push({ ...common, attributes, value });
           } else {
             points.push({
@@ -184,8 +205,12 @@ function flatten(body: Decoded, contentType: string, headers: OtlpRequest['heade
               sum: optionalNumber(point.sum),
               min: optionalNumber(point.min),
               max: optionalNumber(point.max),
-              bucketCounts: ((point.bucketCounts as unknown[] | undefined) ?? []).map(Number),
-              explicitBounds: ((point.explicitBounds as unknown[] | undefined) ?? []).map(Number),
+              bucketCounts: (
+                (point.bucketCounts as unknown[] | undefined) ?? []
+              ).map(Number),
+              explicitBounds: (
+                (point.explicitBounds as unknown[] | undefined) ?? []
+              ).map(Number),
             });
           }
         }
@@ -196,14 +221,26 @@ function flatten(body: Decoded, contentType: string, headers: OtlpRequest['heade
 }
 
 /** Decodes an OTLP/HTTP metrics request body by its content type. */
-export function decodeOtlpMetrics(body: Buffer, contentType: string, headers: OtlpRequest['headers'] = {}): OtlpRequest {
+export function decodeOtlpMetrics(
+  body: Buffer,
+  contentType: string,
+  headers: OtlpRequest['headers'] = {}
+): OtlpRequest {
   if (contentType.startsWith('application/x-protobuf')) {
     const message = ExportMetricsServiceRequest.decode(body);
-    const object = ExportMetricsServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String });
+    const object = ExportMetricsServiceRequest.toObject(message, {
+      longs: String,
+      enums: Number,
+      bytes: String,
+    });
     return flatten(object as Decoded, contentType, headers);
   }
   if (contentType.startsWith('application/json')) {
-    return flatten(JSON.parse(body.toString('utf8')) as Decoded, contentType, headers);
+    return flatten(
+      JSON.parse(body.toString('utf8')) as Decoded,
+      contentType,
+      headers
+    );
   }
   throw new Error(`unexpected content-type ${JSON.stringify(contentType)}`);
 }
@@ -222,11 +259,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           throw new Error(`unexpected ${request.method} ${request.url}`);
         }
         let body = Buffer.concat(chunks);
-        if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+        if (request.headers['content-encoding'] === 'gzip')
+          body = gunzipSync(body);
         requests.push(decodeOtlpMetrics(body, contentType, request.headers));
         // An empty ExportMetricsServiceResponse: full success.
         const json = contentType.startsWith('application/json');
-        response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+        response.writeHead(200, {
+          'content-type': json ? 'application/json' : 'application/x-protobuf',
+        });
         response.end(json ? '{}' : Buffer.alloc(0));
       } catch (error) {
         failures.push(String(error));
@@ -234,7 +274,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  await new Promise<void>(resolve =>
+    server.listen({ host: '127.0.0.1', port: 0 }, resolve)
+  );
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1/metrics`,
@@ -247,13 +289,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         if (found !== undefined) return found;
         if (Date.now() > deadline) {
           const seen = `${requests.length} received; failures: ${failures.join('; ') || 'none'}`;
-          throw new Error(`no OTLP request matched within ${timeoutMs} ms (${seen})`);
+          throw new Error(
+            `no OTLP request matched within ${timeoutMs} ms (${seen})`
+          );
         }
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        await new Promise(resolve => setTimeout(resolve, 25));
       }
     },
     close: () =>
-      new Promise<void>((resolve) => {
+      new Promise<void>(resolve => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -31,7 +31,9 @@ const PROMQL_BLOCK = /```promql\n([\s\S]*?)```/g;
 /** Every line of the migration guide's `promql` code blocks. */
 function documentedQueries(): string[] {
   const text = readFileSync(MIGRATION, 'utf8');
-  return [...text.matchAll(PROMQL_BLOCK)].flatMap((m) => m[1]!.split('\n')).filter((line) => line.trim() !== '');
+  return [...text.matchAll(PROMQL_BLOCK)]
+    .flatMap(m => m[1]!.split('\n'))
+    .filter(line => line.trim() !== '');
 }
 
 interface ScrapeConfig {
@@ -49,7 +51,10 @@ function testConfig(target: URL): { config: PrometheusConfig; job: string } {
   const config = parse(readFileSync(EXAMPLE, 'utf8')) as PrometheusConfig;
   expect(config.scrape_configs).toHaveLength(1);
   const scrape = config.scrape_configs[0]!;
-  expect({ path: scrape.metrics_path, targets: scrape.static_configs[0]!.targets }).toEqual({
+  expect({
+    path: scrape.metrics_path,
+    targets: scrape.static_configs[0]!.targets,
+  }).toEqual({
     path: '/metrics',
     targets: ['127.0.0.1:9464'],
   });
@@ -78,21 +83,34 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
 
   /** An instant query; fails on any error the query API reports. */
   async function query(expression: string): Promise<VectorSample[]> {
-    const response = await fetch(`${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`);
-    const body = (await response.json()) as { status: string; error?: string; data: { result: VectorSample[] } };
-    if (body.status !== 'success') throw new Error(`query ${expression} failed: ${body.error}`);
+    const response = await fetch(
+      `${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`
+    );
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data: { result: VectorSample[] };
+    };
+    if (body.status !== 'success')
+      throw new Error(`query ${expression} failed: ${body.error}`);
     return body.data.result;
   }
 
   /** The value of a query that must give exactly one series. */
   async function single(expression: string): Promise<number> {
     const result = await query(expression);
-    if (result.length !== 1) throw new Error(`query ${expression} gave ${result.length} series, expected 1`);
+    if (result.length !== 1)
+      throw new Error(
+        `query ${expression} gave ${result.length} series, expected 1`
+      );
     return Number(result[0]!.value[1]);
   }
 
   beforeAll(async () => {
-    const prometheusPath = requireCommand('prometheus', INSTALL_HINT.prometheus);
+    const prometheusPath = requireCommand(
+      'prometheus',
+      INSTALL_HINT.prometheus
+    );
     promtool = requireCommand('promtool', INSTALL_HINT.prometheus);
 
     telemetry = await createMeterProviderWithLegacyApi({
@@ -100,18 +118,27 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
       prometheus: { host: '127.0.0.1', port: 0 },
       otlp: { enabled: false },
     });
-    legacyServer = await startLegacyMetricsServer(telemetry.legacyReader, { port: 0 });
+    legacyServer = await startLegacyMetricsServer(telemetry.legacyReader, {
+      port: 0,
+    });
     const meter = telemetry.meterProvider.getMeter('messaging-server');
-    const messages = meter.createCounter('xmppMessageSent', { valueType: ValueType.INT });
-    const sessions = meter.createUpDownCounter('sessionCount', { valueType: ValueType.INT });
-    const authorize = meter.createHistogram('backends.auth.authorize', { unit: 'ms' });
+    const messages = meter.createCounter('xmppMessageSent', {
+      valueType: ValueType.INT,
+    });
+    const sessions = meter.createUpDownCounter('sessionCount', {
+      valueType: ValueType.INT,
+    });
+    const authorize = meter.createHistogram('backends.auth.authorize', {
+      unit: 'ms',
+    });
     messages.add(7, { host_type: 'localhost' });
     messages.add(5, { host_type: 'test type' });
     messages.add(2);
     sessions.add(2, { host_type: 'localhost' });
     sessions.add(1, { host_type: 'test type' });
     meter.createGauge('clusterSize', { valueType: ValueType.INT }).record(3);
-    for (const v of [5, 50, 120]) authorize.record(v, { host_type: 'localhost' });
+    for (const v of [5, 50, 120])
+      authorize.record(v, { host_type: 'localhost' });
     await telemetry.forceFlush();
     for (const [key, path] of [
       ['localhost', 'host_type/localhost'],
@@ -121,8 +148,14 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
       const response = await fetch(`${legacyServer.url}/api/metrics/${path}`);
       legacy[key] = ((await response.json()) as { metrics: LegacyMap }).metrics;
     }
-    const all = await fetch(`${legacyServer.url}/api/metrics/all/xmppMessageSent`);
-    legacy.all = { xmppMessageSent: ((await all.json()) as { metric: Record<string, number> }).metric };
+    const all = await fetch(
+      `${legacyServer.url}/api/metrics/all/xmppMessageSent`
+    );
+    legacy.all = {
+      xmppMessageSent: (
+        (await all.json()) as { metric: Record<string, number> }
+      ).metric,
+    };
 
     const target = new URL(telemetry.prometheusUrl!);
     const webPort = await freePort();
@@ -146,7 +179,7 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
         const up = await query(`up{job="${JOB}"}`);
         return up.length === 1 && up[0]!.value[1] === '1' ? true : undefined;
       },
-      () => `prometheus output:\n${prometheus!.output()}`,
+      () => `prometheus output:\n${prometheus!.output()}`
     );
   }, 40_000);
 
@@ -162,12 +195,16 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
     ['test type', 'test type'],
   ])('host type %s', (hostType, label) => {
     it('should give the counter total of the legacy count', async () => {
-      const value = await single(`xmppMessageSent_total{job="${JOB}",host_type="${label}"}`);
+      const value = await single(
+        `xmppMessageSent_total{job="${JOB}",host_type="${label}"}`
+      );
       expect(value).toBe(legacy[hostType]!.xmppMessageSent!.count);
     });
 
     it('should give the up-down counter value of the legacy value', async () => {
-      const value = await single(`sessionCount{job="${JOB}",host_type="${label}"}`);
+      const value = await single(
+        `sessionCount{job="${JOB}",host_type="${label}"}`
+      );
       expect(value).toBe(legacy[hostType]!.sessionCount!.value);
     });
   });
@@ -175,23 +212,39 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
   describe('global and summed metrics', () => {
     it('should give /all as the sum over host_type, global included', async () => {
       const total = legacy.all!.xmppMessageSent!.count;
-      expect(await single(`sum without(host_type)(xmppMessageSent_total{job="${JOB}"})`)).toBe(total);
-      expect(await single(`sum(xmppMessageSent_total{job="${JOB}"})`)).toBe(total);
+      expect(
+        await single(
+          `sum without(host_type)(xmppMessageSent_total{job="${JOB}"})`
+        )
+      ).toBe(total);
+      expect(await single(`sum(xmppMessageSent_total{job="${JOB}"})`)).toBe(
+        total
+      );
     });
 
     it('should give global metrics as the series without a host_type label', async () => {
-      expect(await single(`xmppMessageSent_total{job="${JOB}",host_type=""}`)).toBe(legacy.global!.xmppMessageSent!.count);
-      expect(await single(`clusterSize{job="${JOB}"}`)).toBe(legacy.global!.clusterSize!.value);
+      expect(
+        await single(`xmppMessageSent_total{job="${JOB}",host_type=""}`)
+      ).toBe(legacy.global!.xmppMessageSent!.count);
+      expect(await single(`clusterSize{job="${JOB}"}`)).toBe(
+        legacy.global!.clusterSize!.value
+      );
     });
 
     it('should give the histogram count and sum of the legacy n and mean', async () => {
       const histogram = legacy.localhost!['backends.auth.authorize']!;
-      const count = await single(`backends_auth_authorize_count{job="${JOB}",host_type="localhost"}`);
-      const sum = await single(`backends_auth_authorize_sum{job="${JOB}",host_type="localhost"}`);
+      const count = await single(
+        `backends_auth_authorize_count{job="${JOB}",host_type="localhost"}`
+      );
+      const sum = await single(
+        `backends_auth_authorize_sum{job="${JOB}",host_type="localhost"}`
+      );
       expect(count).toBe(histogram.n);
       expect(sum).toBeCloseTo(histogram.n! * histogram.mean!, 9);
       const selector = `{job="${JOB}",host_type="localhost"}`;
-      const mean = await single(`backends_auth_authorize_sum${selector} / backends_auth_authorize_count${selector}`);
+      const mean = await single(
+        `backends_auth_authorize_sum${selector} / backends_auth_authorize_count${selector}`
+      );
       expect(mean).toBeCloseTo(histogram.mean!, 9);
     });
   });
@@ -204,21 +257,38 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
     });
 
     it('should give the legacy per-host-type and /all values with its queries', async () => {
-      expect(await single(`xmppMessageSent_total{host_type="localhost"}`)).toBe(legacy.localhost!.xmppMessageSent!.count);
-      expect(await single(`sessionCount{host_type="test type"}`)).toBe(legacy['test type']!.sessionCount!.value);
-      expect(await single('sum without(host_type) (xmppMessageSent_total)')).toBe(legacy.all!.xmppMessageSent!.count);
-      expect(await single('xmppMessageSent_total{host_type=""}')).toBe(legacy.global!.xmppMessageSent!.count);
-      const hostTypes = (await query('group by (host_type) ({host_type!=""})')).map((s) => s.metric.host_type).sort();
+      expect(await single('xmppMessageSent_total{host_type="localhost"}')).toBe(
+        legacy.localhost!.xmppMessageSent!.count
+      );
+      expect(await single('sessionCount{host_type="test type"}')).toBe(
+        legacy['test type']!.sessionCount!.value
+      );
+      expect(
+        await single('sum without(host_type) (xmppMessageSent_total)')
+      ).toBe(legacy.all!.xmppMessageSent!.count);
+      expect(await single('xmppMessageSent_total{host_type=""}')).toBe(
+        legacy.global!.xmppMessageSent!.count
+      );
+      const hostTypes = (await query('group by (host_type) ({host_type!=""})'))
+        .map(s => s.metric.host_type)
+        .sort();
       expect(hostTypes).toEqual(['localhost', 'test type']);
-      const globals = (await query('group by (__name__) ({host_type="", otel_scope_name!=""})')).map((s) => s.metric.__name__).sort();
+      const globals = (
+        await query('group by (__name__) ({host_type="", otel_scope_name!=""})')
+      )
+        .map(s => s.metric.__name__)
+        .sort();
       expect(globals).toEqual(['clusterSize', 'xmppMessageSent_total']);
     });
 
     it('should estimate percentiles only to the explicit bucket that holds the legacy one', async () => {
       // 5, 50 and 120 ms: the median is 50. The default buckets put it in (25, 50], where
       // histogram_quantile interpolates; the legacy API's exponential buckets are far finer.
-      const legacyMedian = legacy.localhost!['backends.auth.authorize']!.median!;
-      const estimate = await single('histogram_quantile(0.5, sum by (le) (backends_auth_authorize_bucket{host_type="localhost"}))');
+      const legacyMedian =
+        legacy.localhost!['backends.auth.authorize']!.median!;
+      const estimate = await single(
+        'histogram_quantile(0.5, sum by (le) (backends_auth_authorize_bucket{host_type="localhost"}))'
+      );
       expect(legacyMedian).toBeCloseTo(50, 0);
       expect(estimate).toBeGreaterThan(25);
       expect(estimate).toBeLessThanOrEqual(50);
@@ -227,8 +297,14 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
 
   describe('promtool check config', () => {
     it('should accept examples/prometheus.yml', () => {
-      const check = spawnSync(promtool, ['check', 'config', EXAMPLE], { encoding: 'utf8', timeout: 10_000 });
-      expect({ status: check.status, output: `${check.stdout}${check.stderr}` }).toEqual({
+      const check = spawnSync(promtool, ['check', 'config', EXAMPLE], {
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
+      expect({
+        status: check.status,
+        output: `${check.stdout}${check.stderr}`,
+      }).toEqual({
         status: 0,
         output: expect.stringContaining('SUCCESS') as unknown,
       });
@@ -237,13 +313,22 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
 
   describe('promtool check metrics', () => {
     it('should parse the exposition (exit 0, or 3 for lint findings only)', async () => {
-      const response = await fetch(telemetry!.prometheusUrl!, { headers: { accept: 'text/plain;version=0.0.4' } });
+      const response = await fetch(telemetry!.prometheusUrl!, {
+        headers: { accept: 'text/plain;version=0.0.4' },
+      });
       const exposition = await response.text();
-      const check = spawnSync(promtool, ['check', 'metrics'], { input: exposition, encoding: 'utf8', timeout: 10_000 });
+      const check = spawnSync(promtool, ['check', 'metrics'], {
+        input: exposition,
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
       // Exit 1 is a parse error; 3 means lint findings only: camelCase names, as the exporter keeps
       // them, always give some, and 2.42 cannot turn linting off.
       const output = `${check.stdout}${check.stderr}`;
-      expect({ parsed: check.status === 0 || check.status === 3, output }).toEqual({ parsed: true, output });
+      expect({
+        parsed: check.status === 0 || check.status === 3,
+        output,
+      }).toEqual({ parsed: true, output });
       expect(output).not.toMatch(/error/i);
     });
   });

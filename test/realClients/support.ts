@@ -6,7 +6,8 @@ import { delimiter, join } from 'node:path';
 
 /** How to install the real clients these tests drive (Debian 12, as root). */
 export const INSTALL_HINT = {
-  collectd: 'apt-get update && apt-get install -y collectd-core libyajl2 libcurl3-gnutls',
+  collectd:
+    'apt-get update && apt-get install -y collectd-core libyajl2 libcurl3-gnutls',
   prometheus: 'apt-get update && apt-get install -y prometheus',
 } as const;
 
@@ -19,7 +20,10 @@ const SYSTEM_DIRECTORIES = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
  * since a skipped real-client test proves nothing.
  */
 export function requireCommand(command: string, install: string): string {
-  const directories = [...(process.env.PATH ?? '').split(delimiter).filter((d) => d !== ''), ...SYSTEM_DIRECTORIES];
+  const directories = [
+    ...(process.env.PATH ?? '').split(delimiter).filter(d => d !== ''),
+    ...SYSTEM_DIRECTORIES,
+  ];
   for (const directory of directories) {
     const candidate = join(directory, command);
     try {
@@ -35,15 +39,25 @@ export function requireCommand(command: string, install: string): string {
 /** Fails when a shared library that `file` links cannot be found (curl_json's are only "Suggests"). */
 export function requireLinkedLibraries(file: string, install: string): void {
   const ldd = spawnSync('ldd', [file], { encoding: 'utf8' });
-  if (ldd.status !== 0) throw new Error(`${file} is missing or unreadable (${ldd.stderr.trim()}); install it with: ${install}`);
-  const missing = ldd.stdout.split('\n').filter((line) => line.includes('not found'));
+  if (ldd.status !== 0)
+    throw new Error(
+      `${file} is missing or unreadable (${ldd.stderr.trim()}); install it with: ${install}`
+    );
+  const missing = ldd.stdout
+    .split('\n')
+    .filter(line => line.includes('not found'));
   if (missing.length > 0) {
-    throw new Error(`${file} cannot load ${missing.map((l) => l.trim().split(' ')[0]).join(', ')}; install with: ${install}`);
+    throw new Error(
+      `${file} cannot load ${missing.map(l => l.trim().split(' ')[0]).join(', ')}; install with: ${install}`
+    );
   }
 }
 
 /** A fresh temporary directory, and a function that removes it. */
-export function temporaryDirectory(prefix: string): { path: string; remove(): void } {
+export function temporaryDirectory(prefix: string): {
+  path: string;
+  remove(): void;
+} {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
@@ -55,7 +69,8 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen({ host: '127.0.0.1', port: 0 }, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const port =
+        typeof address === 'object' && address !== null ? address.port : 0;
       server.close(() => resolve(port));
     });
   });
@@ -71,14 +86,21 @@ export interface Tracked {
 }
 
 /** Starts `command` without a shell, so that its pid is the process to kill. */
-export function start(command: string, args: readonly string[], cwd?: string): Tracked {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export function start(
+  command: string,
+  args: readonly string[],
+  cwd?: string
+): Tracked {
+  const child = spawn(command, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let exited = false;
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.on('exit', () => (exited = true));
-  child.on('error', (error) => {
+  child.on('error', error => {
     output += `\n${String(error)}`;
     exited = true;
   });
@@ -86,10 +108,20 @@ export function start(command: string, args: readonly string[], cwd?: string): T
 }
 
 /** Stops a tracked process by its pid: SIGTERM, then SIGKILL if it has not exited in time. */
-export async function stop(tracked: Tracked | undefined, graceMs = 3_000): Promise<void> {
-  if (tracked === undefined || tracked.exited() || tracked.child.pid === undefined) return;
+export async function stop(
+  tracked: Tracked | undefined,
+  graceMs = 3_000
+): Promise<void> {
+  if (
+    tracked === undefined ||
+    tracked.exited() ||
+    tracked.child.pid === undefined
+  )
+    return;
   const pid = tracked.child.pid;
-  const exit = new Promise<void>((resolve) => tracked.child.once('exit', () => resolve()));
+  const exit = new Promise<void>(resolve =>
+    tracked.child.once('exit', () => resolve())
+  );
   const signal = (name: NodeJS.Signals): void => {
     try {
       process.kill(pid, name);
@@ -110,7 +142,7 @@ export async function waitUntil<T>(
   what: string,
   timeoutMs: number,
   probe: () => T | undefined | Promise<T | undefined>,
-  explain: () => string = () => '',
+  explain: () => string = () => ''
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -122,9 +154,12 @@ export async function waitUntil<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const cause = lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}\n${explain()}`);
+      const cause =
+        lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${cause}\n${explain()}`
+      );
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise(resolve => setTimeout(resolve, 100));
   }
 }

@@ -1,35 +1,65 @@
 import { XMLValidator } from 'fast-xml-parser';
-import { xmlAttributeValue, xmlName, xmlSerializer } from '../../src/snapshot/xmlSerializer';
+import {
+  xmlAttributeValue,
+  xmlName,
+  xmlSerializer,
+} from '../../src/snapshot/xmlSerializer';
 
-const wellFormed = (xml: string): boolean => XMLValidator.validate(xml) === true;
+const wellFormed = (xml: string): boolean =>
+  XMLValidator.validate(xml) === true;
 
 describe('xmlSerializer', () => {
   it('should write the original compact forms', () => {
-    expect(xmlSerializer.metric({ names: ['count', 'one'], numbers: [3, 1] })).toBe("<metric count='3' one='1'/>");
-    expect(xmlSerializer.metric({ names: ['value', 'ms_since_reset'], numbers: [2, 3600123] })).toBe(
-      "<metric value='2' ms_since_reset='3600123'/>",
-    );
+    expect(
+      xmlSerializer.metric({ names: ['count', 'one'], numbers: [3, 1] })
+    ).toBe("<metric count='3' one='1'/>");
+    expect(
+      xmlSerializer.metric({
+        names: ['value', 'ms_since_reset'],
+        numbers: [2, 3600123],
+      })
+    ).toBe("<metric value='2' ms_since_reset='3600123'/>");
     expect(
       xmlSerializer.metrics([
         ['modRosterGets', { names: ['count', 'one'], numbers: [1, 0] }],
-        ['sessionCount', { names: ['value', 'ms_since_reset'], numbers: [2, 3600123] }],
-      ]),
-    ).toBe("<metrics><modRosterGets count='1' one='0'/><sessionCount value='2' ms_since_reset='3600123'/></metrics>");
+        [
+          'sessionCount',
+          { names: ['value', 'ms_since_reset'], numbers: [2, 3600123] },
+        ],
+      ])
+    ).toBe(
+      "<metrics><modRosterGets count='1' one='0'/><sessionCount value='2' ms_since_reset='3600123'/></metrics>"
+    );
     expect(xmlSerializer.metrics([])).toBe('<metrics/>');
-    expect(xmlSerializer.listing('host_types', ['localhost', 'test type'], ['sessionCount'], [])).toBe(
-      '<list><host_types><localhost/><test_x0020_type/></host_types><metrics><sessionCount/></metrics><global/></list>',
+    expect(
+      xmlSerializer.listing(
+        'host_types',
+        ['localhost', 'test type'],
+        ['sessionCount'],
+        []
+      )
+    ).toBe(
+      '<list><host_types><localhost/><test_x0020_type/></host_types><metrics><sessionCount/></metrics><global/></list>'
     );
   });
 
   it('should encode datapoint names that are not XML names', () => {
-    const xml = xmlSerializer.metric({ names: ['n', '50', '999'], numbers: [1, 2, 3] });
+    const xml = xmlSerializer.metric({
+      names: ['n', '50', '999'],
+      numbers: [1, 2, 3],
+    });
     expect(xml).toBe("<metric n='1' _x0035_0='2' _x0039_99='3'/>");
     expect(wellFormed(xml)).toBe(true);
   });
 
   it('should escape error messages', () => {
-    const xml = xmlSerializer.error('not_found', `no host type named "<a & 'b'>\u0001"`);
-    expect(xml).toBe("<error code='not_found' message='no host type named &quot;&lt;a &amp; &apos;b&apos;&gt;\uFFFD&quot;'/>");
+    const xml = xmlSerializer.error(
+      'not_found',
+      'no host type named "<a & \'b\'>\u0001"'
+    );
+    expect(xml).toBe(
+      "<error code='not_found' message='no host type named &quot;&lt;a &amp; &apos;b&apos;&gt;\uFFFD&quot;'/>"
+    );
     expect(wellFormed(xml)).toBe(true);
   });
 });
@@ -54,13 +84,16 @@ describe('xmlName', () => {
 
   it('should make every name well-formed (bounded random sample)', () => {
     let seed = 42;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = (): number =>
+      (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 2000; i++) {
       const length = 1 + Math.floor(random() * 12);
       let name = '';
-      for (let j = 0; j < length; j++) name += String.fromCodePoint(Math.floor(random() * 0x3000) + 1);
+      for (let j = 0; j < length; j++)
+        name += String.fromCodePoint(Math.floor(random() * 0x3000) + 1);
       const xml = `<${xmlName(name)} ${xmlName(name)}='${xmlAttributeValue(name)}'/>`;
-      if (!wellFormed(xml)) throw new Error(`not well-formed for ${JSON.stringify(name)}: ${xml}`);
+      if (!wellFormed(xml))
+        throw new Error(`not well-formed for ${JSON.stringify(name)}: ${xml}`);
     }
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * Warnings meant for an operator. Each goes to `process.emitWarning` with a stable code, so Node
+ * prints it by default and `--no-warnings` or a `process.on('warning')` handler controls it, and
+ * to OpenTelemetry's diag logger, for applications that route their telemetry logs there.
+ */
+import { diag } from '@opentelemetry/api';
+
+/** The stable codes of this package's warnings. */
+export const WARNING_CODES = Object.freeze({
+  /** A listener is bound to an address other machines can reach; the API has no authentication. */
+  exposed: 'LEGACY_API_EXPOSED',
+  /** A histogram aggregated with explicit buckets by a View cannot be served and is left out. */
+  explicitBuckets: 'LEGACY_API_EXPLICIT_BUCKETS',
+} as const);
+
+/** The type every warning of this package has, for `process.on('warning')` handlers. */
+export const WARNING_TYPE = 'LegacyMetricsApiWarning';
+
+/** Emits one operator warning. */
+export function emitLegacyWarning(code: string, message: string): void {
+  diag.warn(message);
+  process.emitWarning(message, { type: WARNING_TYPE, code });
+}
+
+/**
+ * Warns once per key: repeated causes (the same failing series on every tick) are reported once,
+ * not once per occurrence. The set of keys is bounded so that an unbounded stream of distinct
+ * causes cannot grow memory; past the bound, warnings are dropped.
+ */
+export class WarnOnce {
+  private readonly _seen = new Set<string>();
+
+  constructor(private readonly _limit = 1000) {}
+
+  warn(key: string, code: string, message: string): void {
+    if (this._seen.has(key) || this._seen.size >= this._limit) return;
+    this._seen.add(key);
+    emitLegacyWarning(code, message);
+  }
+}

@@ -36,8 +36,7 @@ export type {
   LegacyMetricsReaderOptions,
   LegacyNameFunction,
 } from './reader/options';
-export { Snapshot } from './snapshot/Snapshot';
-export type { LegacyResponse } from './snapshot/Snapshot';
+export type { LegacyResponse, Snapshot } from './snapshot/Snapshot';
 export {
   DEFAULT_SERVER_OPTIONS,
   startLegacyMetricsServer,

@@ -11,14 +11,32 @@ export const WARNING_CODES = Object.freeze({
   exposed: 'LEGACY_API_EXPOSED',
   /** A histogram aggregated with explicit buckets by a View cannot be served and is left out. */
   explicitBuckets: 'LEGACY_API_EXPLICIT_BUCKETS',
+  /** A series is left out for good: its legacy name is invalid, or taken by another kind of instrument. */
+  seriesLeftOut: 'LEGACY_API_SERIES_LEFT_OUT',
+  /** An instrument reached its cardinality limit: further attribute sets go to an overflow series. */
+  cardinalityOverflow: 'LEGACY_API_CARDINALITY_OVERFLOW',
+  /** A fault in one series (a throwing legacyName, a non-finite increase) cost it that tick's data. */
+  seriesFault: 'LEGACY_API_SERIES_FAULT',
+  /** An observable callback did not finish within a slot: its observations were left out of that tick. */
+  collectTimeout: 'LEGACY_API_COLLECT_TIMEOUT',
+  /** A collection reported an error (an observable callback threw). */
+  collectError: 'LEGACY_API_COLLECT_ERROR',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */
 export const WARNING_TYPE = 'LegacyMetricsApiWarning';
 
-/** Emits one operator warning. */
-export function emitLegacyWarning(code: string, message: string): void {
-  diag.warn(message);
+/**
+ * Emits one operator warning. With `error`, it reports a fault: diag gets it as an error, with
+ * the error itself.
+ */
+export function emitLegacyWarning(
+  code: string,
+  message: string,
+  error?: unknown
+): void {
+  if (error === undefined) diag.warn(message);
+  else diag.error(message, error);
   process.emitWarning(message, { type: WARNING_TYPE, code });
 }
 
@@ -32,9 +50,9 @@ export class WarnOnce {
 
   constructor(private readonly _limit = 1000) {}
 
-  warn(key: string, code: string, message: string): void {
+  warn(key: string, code: string, message: string, error?: unknown): void {
     if (this._seen.has(key) || this._seen.size >= this._limit) return;
     this._seen.add(key);
-    emitLegacyWarning(code, message);
+    emitLegacyWarning(code, message, error);
   }
 }

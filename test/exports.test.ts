@@ -25,7 +25,6 @@ const EXPECTED_EXPORTS = [
   'LegacyApiError',
   'LegacyMetricsReader',
   'ListenError',
-  'Snapshot',
   'VARIANTS',
   'createMeterProviderWithLegacyApi',
   'legacyMetricsApi',

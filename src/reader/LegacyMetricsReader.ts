@@ -4,15 +4,25 @@ import {
   AggregationType,
   InstrumentType,
   MetricReader,
+  TimeoutError,
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
+import { Snapshot } from '../snapshot/Snapshot';
+import { WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
 import {
   resolveReaderOptions,
   type LegacyMetricsReaderOptions,
   type ResolvedReaderOptions,
 } from './options';
-import { Snapshot } from '../snapshot/Snapshot';
+
+function isTimeout(error: unknown): boolean {
+  // By message too: a second copy of the SDK would have its own TimeoutError class.
+  return (
+    error instanceof TimeoutError ||
+    (error instanceof Error && error.message === 'Operation timed out.')
+  );
+}
 
 /**
  * An OpenTelemetry MetricReader that keeps the legacy metric semantics (spirals with a windowed
@@ -21,7 +31,8 @@ import { Snapshot } from '../snapshot/Snapshot';
  * Register it on the MeterProvider beside any other reader (the Prometheus exporter, an OTLP
  * exporter): it asks the SDK for its own aggregation (delta temporality, exponential histograms,
  * a cardinality limit that holds thousands of host types), which changes nothing for them.
- * Once registered it collects once per slot and publishes a new {@link Snapshot}.
+ * Once registered it collects once per slot, with a time limit of one slot, and publishes a new
+ * {@link Snapshot}, which never changes once published.
  */
 export class LegacyMetricsReader extends MetricReader {
   private readonly _options: ResolvedReaderOptions;
@@ -30,6 +41,7 @@ export class LegacyMetricsReader extends MetricReader {
   private _timer: NodeJS.Timeout | undefined;
   private _tickInFlight: Promise<void> | undefined;
   private _stopped = false;
+  private readonly _warnings = new WarnOnce();
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -38,17 +50,25 @@ export class LegacyMetricsReader extends MetricReader {
       options: { maxSize: resolved.histogramMaxBuckets, recordMinMax: true },
     };
     super({
-      // Deltas make a tick cost what changed since the last one, not what exists.
-      aggregationTemporalitySelector: () => AggregationTemporality.DELTA,
-      aggregationSelector: type =>
-        type === InstrumentType.HISTOGRAM
-          ? histogram
-          : { type: AggregationType.DEFAULT },
+      // Deltas make a tick cost what changed since the last one, not what exists. Observable
+      // up-down counters are the exception: as sums, the SDK turns their observations into
+      // differences, and one NaN or a large step (1e17 then 1) spoils every later value. As
+      // last values they are exact, and cumulative temporality marks them apart from gauges.
+      aggregationTemporalitySelector: type =>
+        type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
+          ? AggregationTemporality.CUMULATIVE
+          : AggregationTemporality.DELTA,
+      aggregationSelector: type => {
+        if (type === InstrumentType.HISTOGRAM) return histogram;
+        if (type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER)
+          return { type: AggregationType.LAST_VALUE };
+        return { type: AggregationType.DEFAULT };
+      },
       cardinalitySelector: () => resolved.cardinalityLimit,
     });
     this._options = resolved;
     this._store = new MetricStore(resolved);
-    this._snapshot = new Snapshot(this._store, 0, resolved.now());
+    this._snapshot = new Snapshot(this._store.view);
   }
 
   /** What the legacy API serves now: replaced after every tick, at most one slot old. */
@@ -98,22 +118,57 @@ export class LegacyMetricsReader extends MetricReader {
   }
 
   private async _collectAndPublish(): Promise<void> {
+    let result: Awaited<ReturnType<MetricReader['collect']>>;
     try {
-      const { resourceMetrics, errors } = await this.collect();
-      for (const error of errors)
-        diag.error('LegacyMetricsReader: collection error', error);
-      const now = this._options.now();
-      const slot = Math.floor(now / this._options.slotMs);
-      this._store.expire(slot);
-      this._store.apply(resourceMetrics, slot, now);
-      this._snapshot = new Snapshot(
-        this._store,
-        this._snapshot.generation + 1,
-        now
-      );
+      // A callback that takes longer than a slot loses its own observations for this tick
+      // rather than making everyone's data late.
+      result = await this.collect({ timeoutMillis: this._options.slotMs });
     } catch (error) {
       // A failing tick must not take the host process down; the previous snapshot stays served.
       diag.error('LegacyMetricsReader: tick failed', error);
+      return;
     }
+    const now = this._options.now();
+    const slot = Math.floor(now / this._options.slotMs);
+    try {
+      this._store.expire(slot);
+      this._store.apply(result.resourceMetrics, slot, now);
+      this._reportErrors(result.errors);
+    } catch (error) {
+      // Faults are isolated per series in the store; this is a defect, reported and survived.
+      diag.error('LegacyMetricsReader: tick failed', error);
+    } finally {
+      // What was applied is published: with delta temporality, what is not is gone for good.
+      this._snapshot = new Snapshot(this._store.publish(now));
+    }
+  }
+
+  private _reportErrors(errors: readonly unknown[]): void {
+    let timeouts = 0;
+    for (const error of errors) {
+      if (isTimeout(error)) {
+        timeouts++;
+        continue;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      this._warnings.warn(
+        `error:${message}`,
+        WARNING_CODES.collectError,
+        `LegacyMetricsReader: collection error: ${message}`,
+        error
+      );
+    }
+    if (timeouts === 0) return;
+    const meters = this._store.silentObservableMeters();
+    const where =
+      meters.length === 0
+        ? 'an observable callback'
+        : `an observable callback of meter ${meters.map(m => JSON.stringify(m)).join(' or ')}`;
+    this._warnings.warn(
+      `timeout:${meters.join('\u0000')}`,
+      WARNING_CODES.collectTimeout,
+      `LegacyMetricsReader: ${where} did not finish within the slot (${this._options.slotMs} ms); ` +
+        'its observations are left out of the ticks it is late for, and the other instruments are served on time'
+    );
   }
 }

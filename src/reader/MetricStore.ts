@@ -1,7 +1,8 @@
-import { diag, type Attributes } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   DataPointType,
+  InstrumentType,
   type MetricData,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
@@ -12,146 +13,48 @@ import {
   type Variant,
 } from '../attributes';
 import type { MetricKind } from '../snapshot/legacyValues';
+import { WARNING_CODES, WarnOnce } from '../warnings';
 import type { ResolvedReaderOptions } from './options';
+import { RecordTableEditor } from './RecordTable';
 import {
   HistogramSeries,
   NameTotals,
-  Series,
+  type Series,
   SpiralSeries,
   ValueSeries,
 } from './series';
+import { StoreView } from './StoreView';
+import { VariantIndex } from './VariantIndex';
+import type { HistogramRecord } from './WindowedHistogram';
 
 /** ValueType.INT of `@opentelemetry/api`, without a runtime import of the enum. */
 const VALUE_TYPE_INT = 0;
 const OVERFLOW_ATTRIBUTE = 'otel.metric.overflow';
+const OBSERVABLE_TYPES: ReadonlySet<string> = new Set([
+  InstrumentType.OBSERVABLE_COUNTER,
+  InstrumentType.OBSERVABLE_GAUGE,
+  InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
+]);
 
-/**
- * The series served under one legacy name of a group: one series, or several when the domains
- * of one host type are summed. A lone series is stored as itself, without an array around it.
- */
-export type Members = Series | readonly Series[];
-
-/** A host type, a host, or the global group: the legacy metrics served under one URL. */
-export class Group {
-  /** Legacy name → the series that make it up. */
-  readonly members = new Map<string, Members>();
-  constructor(readonly name: string) {}
-
-  /** Adds `series` to the members of `name`. */
-  addMember(name: string, series: Series): void {
-    const members = this.members.get(name);
-    if (members === undefined) this.members.set(name, series);
-    else if (members instanceof Series)
-      this.members.set(name, [members, series]);
-    else (members as Series[]).push(series);
-  }
-}
-
-/** What a per-group metric name is, for the groups that have no data for it yet. */
-export interface CatalogEntry {
-  readonly kind: MetricKind;
-  readonly integer: boolean;
-  readonly createdAtMs: number;
-}
-
-/** The names a listing and the maps show, sorted once per change of structure. */
-export interface SortedNames {
-  /** Declared groups in their configured order, then discovered ones. */
-  readonly groups: readonly string[];
-  /** Every per-group metric name. */
-  readonly catalog: readonly string[];
-  /** Every global metric name. */
-  readonly global: readonly string[];
-  /** Single-part names (no `.`), as the original listing showed them. */
-  readonly listedCatalog: readonly string[];
-  readonly listedGlobal: readonly string[];
-}
-
-const byCodePoint = (a: string, b: string): number =>
-  a < b ? -1 : a > b ? 1 : 0;
-const singlePart = (name: string): boolean => !name.includes('.');
-
-/** The groups of one variant of the API. */
-export class VariantIndex {
-  readonly groups = new Map<string, Group>();
-  readonly global = new Group('global');
-  /** Names that appear in any non-global group. */
-  readonly catalog = new Map<string, CatalogEntry>();
-  /** `test_type` → `test type`: host types with spaces are also reachable with underscores. */
-  readonly aliases = new Map<string, string>();
-  /** Bumped when a group or a catalog name appears, so listings can be cached until then. */
-  structureVersion = 0;
-
-  private _sorted: SortedNames | undefined;
-  private _sortedVersion = -1;
-
-  constructor(readonly declared: readonly string[]) {
-    for (const name of declared) this.group(name);
-  }
-
-  sortedNames(): SortedNames {
-    if (
-      this._sorted === undefined ||
-      this._sortedVersion !== this.structureVersion
-    ) {
-      const declared = new Set(this.declared);
-      const discovered = [...this.groups.keys()]
-        .filter(name => !declared.has(name))
-        .sort(byCodePoint);
-      const catalog = [...this.catalog.keys()].sort(byCodePoint);
-      const global = [...this.global.members.keys()].sort(byCodePoint);
-      this._sorted = Object.freeze({
-        groups: Object.freeze([...this.declared, ...discovered]),
-        catalog,
-        global,
-        listedCatalog: catalog.filter(singlePart),
-        listedGlobal: global.filter(singlePart),
-      });
-      this._sortedVersion = this.structureVersion;
-    }
-    return this._sorted;
-  }
-
-  group(name: string): Group {
-    let group = this.groups.get(name);
-    if (group === undefined) {
-      group = new Group(name);
-      this.groups.set(name, group);
-      if (name.includes(' ')) {
-        const alias = name.replaceAll(' ', '_');
-        if (!this.aliases.has(alias)) this.aliases.set(alias, name);
-      }
-      this.structureVersion++;
-    }
-    return group;
-  }
-
-  /** A group by its URL segment: the exact name first, then the underscore spelling. */
-  lookup(segment: string): Group | undefined {
-    const group = this.groups.get(segment);
-    if (group !== undefined) return group;
-    const name = this.aliases.get(segment);
-    return name === undefined ? undefined : this.groups.get(name);
-  }
-}
-
-/** An attribute set of one instrument, resolved once to the series it feeds. */
-interface Binding {
-  readonly series: Series;
-  /** The last cumulative value seen (sums) or the last gauge value: deltas are taken against it. */
-  last: number;
-}
+/** An attribute set of one instrument, resolved once to the series it feeds; `null`: left out for good. */
+type Binding = Series | null;
 
 interface InstrumentState {
   readonly name: string;
   readonly kind: MetricKind;
   readonly integer: boolean;
+  /** The meter (instrumentation scope) the instrument was first seen in. */
+  readonly meter: string;
+  /** Reported by callbacks, which a collection with a time limit can leave out. */
+  readonly observable: boolean;
+  /** The last tick generation that brought data points of the instrument. */
+  seenGen: number;
   /** Fast path: the SDK hands the same attributes object back while a series stays active. */
-  readonly byIdentity: WeakMap<Attributes, Binding | null>;
+  readonly byIdentity: WeakMap<Attributes, Binding>;
   /** Attribute sets that hold only a string `host_type`, by that string: no key to build or keep. */
-  readonly byHostType: Map<string, Binding | null>;
+  readonly byHostType: Map<string, Binding>;
   /** Every other attribute set, by {@link attributesKey}. */
-  readonly byKey: Map<string, Binding | null>;
+  readonly byKey: Map<string, Binding>;
 }
 
 function kindOf(metric: MetricData): MetricKind | undefined {
@@ -216,10 +119,38 @@ function placementName(value: unknown): string | undefined {
 }
 
 /**
+ * The reader asks for observable up-down counters as cumulative last values (see
+ * LegacyMetricsReader), and for everything else with delta temporality: the SDK reports them as
+ * gauges, which they are served as counters.
+ */
+function instrumentKind(metric: MetricData): MetricKind | undefined {
+  const kind = kindOf(metric);
+  return kind === 'gauge' &&
+    metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
+    ? 'counter'
+    : kind;
+}
+
+/** The SDK's instrument type, which its descriptors carry at run time without declaring it. */
+function isObservable(metric: MetricData): boolean {
+  const type = (metric.descriptor as { readonly type?: unknown }).type;
+  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
  * Every legacy series the reader knows, and the two variants' views of them. The reader's tick
- * is the only writer: `apply` feeds the delta data points of one collection into the current
- * slot and `expire` slides the window. Work per tick is proportional to the data points and
- * the expiring slots, never to the number of series.
+ * is the only writer: `expire` slides the window, `apply` feeds the delta data points of one
+ * collection into the current slot, both on the series' working state, and `publish` turns what
+ * changed into new records and returns the content of the next snapshot. Work per tick is
+ * proportional to the data points and the expiring slots, never to the number of series.
+ *
+ * A fault in one data point (a `legacyName` that throws, an increase that is not a finite
+ * number) costs that series its data for that tick, with one warning per cause; the rest of the
+ * collection is applied and published.
  */
 export class MetricStore {
   readonly views: Record<Variant, VariantIndex>;
@@ -233,14 +164,20 @@ export class MetricStore {
     string,
     Map<string, Map<string, Series>>
   >();
-  private _seriesCount = 0;
-  /** Legacy name → the totals of every series of that name: what `/all` serves. */
+  /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
   readonly totals = new Map<string, NameTotals>();
   private readonly _instruments = new Map<string, InstrumentState>();
   /** Expiry wheel: slot at which to expire → series that got data `windowSlots` earlier. */
   private readonly _expiries = new Map<number, Series[]>();
   private readonly _windowSlots: number;
-  private readonly _warned = new Set<string>();
+  private readonly _warnings = new WarnOnce();
+  private readonly _records = new RecordTableEditor();
+  /** What changed in the tick under way: published at its end. */
+  private readonly _dirty: Series[] = [];
+  private readonly _dirtyTotals: NameTotals[] = [];
+  /** The generation of the tick under way: one more than the last published. */
+  private _tickGen = 1;
+  private _view: StoreView;
 
   constructor(private readonly _options: ResolvedReaderOptions) {
     this._windowSlots = _options.windowMs / _options.slotMs;
@@ -248,6 +185,12 @@ export class MetricStore {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
     };
+    this._view = new StoreView(
+      this,
+      this._records.publish(),
+      0,
+      _options.now()
+    );
   }
 
   get allMetricsAreGlobal(): boolean {
@@ -256,7 +199,14 @@ export class MetricStore {
 
   /** How many distinct legacy series are held (both variants' sources counted once). */
   get seriesCount(): number {
-    return this._seriesCount;
+    let count = 0;
+    for (const totals of this.totals.values()) count += totals.members.length;
+    return count;
+  }
+
+  /** The content of the newest snapshot. */
+  get view(): StoreView {
+    return this._view;
   }
 
   /** Slides the window to end at `slot`: slots at or before `slot - windowSlots` leave it. */
@@ -265,43 +215,107 @@ export class MetricStore {
     for (const [at, list] of this._expiries) {
       if (at > slot) continue;
       this._expiries.delete(at);
-      for (const series of list) series.expireThrough(through);
+      for (const series of list)
+        if (series.expireThrough(through)) this._changed(series);
     }
   }
 
   /** Feeds one collection's data points into `slot`. */
   apply(resourceMetrics: ResourceMetrics, slot: number, nowMs: number): void {
     for (const scopeMetrics of resourceMetrics.scopeMetrics) {
+      const meter = scopeMetrics.scope.name;
       for (const metric of scopeMetrics.metrics)
-        this._applyMetric(metric, slot, nowMs);
+        this._applyMetric(metric, meter, slot, nowMs);
     }
   }
 
-  private _applyMetric(metric: MetricData, slot: number, nowMs: number): void {
-    const instrument = this._instrument(metric);
-    if (instrument === undefined) return;
-    const delta =
-      metric.aggregationTemporality === AggregationTemporality.DELTA;
-    for (const point of metric.dataPoints) {
-      const binding = this._binding(instrument, point.attributes, nowMs);
-      if (binding === null) continue;
-      const series = binding.series;
+  /**
+   * Publishes what the tick changed as new records, and returns the content of the next
+   * snapshot. The snapshots published before keep their own version of the records.
+   */
+  publish(timeMs: number): StoreView {
+    const gen = this._tickGen;
+    const records = this._records;
+    for (const series of this._dirty) {
+      const record = series.publish();
       if (series instanceof HistogramSeries) {
-        if (typeof point.value === 'object' && 'scale' in point.value) {
-          if (series.add(slot, point.value)) this._scheduleExpiry(slot, series);
+        const before = records.get(series.index) as HistogramRecord;
+        series.totals.memberChanged(before, record as HistogramRecord);
+        if (series.totals.dirtyGen !== gen) {
+          series.totals.dirtyGen = gen;
+          this._dirtyTotals.push(series.totals);
+        }
+      }
+      records.set(series.index, record);
+    }
+    for (const totals of this._dirtyTotals)
+      records.set(totals.index, totals.publish());
+    this._dirty.length = 0;
+    this._dirtyTotals.length = 0;
+    this._view = new StoreView(this, records.publish(), gen, timeMs);
+    this._tickGen = gen + 1;
+    return this._view;
+  }
+
+  /**
+   * The meters of the observable instruments that reported before but brought nothing in the
+   * tick under way: where a callback that ran out of time is to be looked for.
+   */
+  silentObservableMeters(): string[] {
+    const meters = new Set<string>();
+    for (const instrument of this._instruments.values()) {
+      if (instrument.observable && instrument.seenGen < this._tickGen)
+        meters.add(instrument.meter);
+    }
+    return [...meters].sort();
+  }
+
+  private _changed(series: Series): void {
+    if (series.dirtyGen === this._tickGen) return;
+    series.dirtyGen = this._tickGen;
+    this._dirty.push(series);
+  }
+
+  private _applyMetric(
+    metric: MetricData,
+    meter: string,
+    slot: number,
+    nowMs: number
+  ): void {
+    const instrument = this._instrument(metric, meter);
+    if (instrument === undefined) return;
+    instrument.seenGen = this._tickGen;
+    const lastValue = metric.dataPointType === DataPointType.GAUGE;
+    for (const point of metric.dataPoints) {
+      const series = this._binding(instrument, point.attributes, nowMs);
+      if (series === null || series === undefined) continue;
+      if (series instanceof HistogramSeries) {
+        const value = point.value;
+        if (typeof value === 'object' && 'scale' in value && value.count > 0) {
+          if (series.add(slot, value)) this._scheduleExpiry(slot, series);
+          this._changed(series);
         }
         continue;
       }
       const value = point.value as number;
+      if (series instanceof ValueSeries && lastValue) {
+        // A gauge, or an observable up-down counter's last observation: kept exactly as reported.
+        if (series.set(value)) this._changed(series);
+        continue;
+      }
+      if (!Number.isFinite(value)) {
+        this._fault(
+          `increase:${instrument.name}`,
+          `instrument ${instrument.name} reported an increase of ${value}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`
+        );
+        continue;
+      }
+      if (value === 0) continue;
       if (series instanceof SpiralSeries) {
-        const increase = delta ? value : value - binding.last;
-        binding.last = value;
-        if (series.add(slot, increase)) this._scheduleExpiry(slot, series);
-      } else if (series instanceof ValueSeries) {
-        // A gauge (or a cumulative sum) replaces its contribution; a delta up-down counter adds to it.
-        const replaces = series.kind === 'gauge' || !delta;
-        series.adjust(replaces ? value - binding.last : value);
-        if (replaces) binding.last = value;
+        if (series.add(slot, value)) this._scheduleExpiry(slot, series);
+        this._changed(series);
+      } else if (series instanceof ValueSeries && series.add(value)) {
+        this._changed(series);
       }
     }
   }
@@ -313,27 +327,43 @@ export class MetricStore {
     else list.push(series);
   }
 
-  private _warnOnce(key: string, message: string): void {
-    if (this._warned.has(key)) return;
-    this._warned.add(key);
-    diag.warn(`LegacyMetricsReader: ${message}`);
+  private _warn(key: string, message: string): void {
+    this._warnings.warn(
+      key,
+      WARNING_CODES.seriesLeftOut,
+      `LegacyMetricsReader: ${message}`
+    );
   }
 
-  private _instrument(metric: MetricData): InstrumentState | undefined {
+  /** A fault that costs one series its data for this tick: one diag error and one warning per cause. */
+  private _fault(key: string, message: string, error?: unknown): void {
+    this._warnings.warn(
+      key,
+      WARNING_CODES.seriesFault,
+      `LegacyMetricsReader: ${message}`,
+      error ?? new Error(message)
+    );
+  }
+
+  private _instrument(
+    metric: MetricData,
+    meter: string
+  ): InstrumentState | undefined {
     const name = metric.descriptor.name;
-    const kind = kindOf(metric);
+    const kind = instrumentKind(metric);
     const known = this._instruments.get(name);
     if (known !== undefined && known.kind === kind) return known;
     if (kind === undefined) {
-      this._warnOnce(
+      this._warnings.warn(
         `explicit:${name}`,
-        `instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
+        WARNING_CODES.explicitBuckets,
+        `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
           'it is left out of the legacy API, which needs exponential histograms for its percentiles'
       );
       return undefined;
     }
     if (known !== undefined) {
-      this._warnOnce(
+      this._warn(
         `kind:${name}`,
         `instrument ${name} is registered twice with different kinds; the second is left out`
       );
@@ -343,6 +373,9 @@ export class MetricStore {
       name,
       kind,
       integer: metric.descriptor.valueType === VALUE_TYPE_INT,
+      meter,
+      observable: isObservable(metric),
+      seenGen: 0,
       byIdentity: new WeakMap(),
       byHostType: new Map(),
       byKey: new Map(),
@@ -351,11 +384,12 @@ export class MetricStore {
     return state;
   }
 
+  /** The series an attribute set feeds; `null` when it is left out for good, `undefined` for this tick only. */
   private _binding(
     instrument: InstrumentState,
     attributes: Attributes,
     nowMs: number
-  ): Binding | null {
+  ): Binding | undefined {
     const cached = instrument.byIdentity.get(attributes);
     if (cached !== undefined) return cached;
     const keys = Object.keys(attributes).sort();
@@ -369,6 +403,7 @@ export class MetricStore {
     let binding = map.get(key);
     if (binding === undefined) {
       binding = this._bind(instrument, attributes, nowMs);
+      if (binding === undefined) return undefined;
       map.set(key, binding);
     }
     instrument.byIdentity.set(attributes, binding);
@@ -379,21 +414,34 @@ export class MetricStore {
     instrument: InstrumentState,
     attributes: Attributes,
     nowMs: number
-  ): Binding | null {
+  ): Binding | undefined {
     if (attributes[OVERFLOW_ATTRIBUTE] === true) {
-      this._warnOnce(
+      this._warnings.warn(
         `overflow:${instrument.name}`,
-        `instrument ${instrument.name} reached its cardinality limit; further attribute sets are summed ` +
+        WARNING_CODES.cardinalityOverflow,
+        `LegacyMetricsReader: instrument ${instrument.name} reached its cardinality limit; further attribute sets are summed ` +
           'into an overflow series (raise cardinalityLimit)'
       );
     }
-    const name = (this._options.legacyName ?? defaultLegacyName)(
-      instrument.name,
-      attributes
-    );
+    let name: unknown;
+    try {
+      name = (this._options.legacyName ?? defaultLegacyName)(
+        instrument.name,
+        attributes
+      );
+    } catch (error) {
+      // Not remembered: the next tick asks again, and only this tick's data of the series is lost.
+      this._fault(
+        `legacyName:${instrument.name}:${errorText(error)}`,
+        `legacyName threw for instrument ${instrument.name} (${errorText(error)}); ` +
+          `the data of ${JSON.stringify(attributes)} is left out of this tick`,
+        error
+      );
+      return undefined;
+    }
     if (name === undefined) return null;
     if (typeof name !== 'string' || name === '' || name.includes('/')) {
-      this._warnOnce(
+      this._warn(
         `name:${instrument.name}:${String(name)}`,
         `legacyName gave ${JSON.stringify(name)} for ${instrument.name}: expected a non-empty string without "/"; the series is left out`
       );
@@ -401,10 +449,16 @@ export class MetricStore {
     }
     let totals = this.totals.get(name);
     if (totals === undefined) {
-      totals = new NameTotals(instrument.kind, instrument.integer);
+      totals = new NameTotals(
+        instrument.kind,
+        instrument.integer,
+        this._tickGen
+      );
+      if (totals.kind === 'histogram')
+        totals.index = this._records.push(totals.publish());
       this.totals.set(name, totals);
     } else if (totals.kind !== instrument.kind) {
-      this._warnOnce(
+      this._warn(
         `clash:${name}`,
         `legacy name ${name} is used by a ${totals.kind} and a ${instrument.kind}; the ${instrument.kind} is left out`
       );
@@ -415,10 +469,7 @@ export class MetricStore {
       ? undefined
       : placementName(attributes[HOST_TYPE_ATTRIBUTE]);
     const host = global ? undefined : placementName(attributes[HOST_ATTRIBUTE]);
-    return {
-      series: this._seriesFor(totals, name, hostType, host, nowMs),
-      last: 0,
-    };
+    return this._seriesFor(totals, name, hostType, host, nowMs);
   }
 
   private _seriesFor(
@@ -435,36 +486,43 @@ export class MetricStore {
     const key = host ?? hostType ?? NO_HOST_TYPE;
     let series = byPlacement.get(key);
     if (series !== undefined) return series;
-    series = createSeries(totals, nowMs);
+    const gen = this._tickGen;
+    series = createSeries(totals, nowMs, gen, this._records.size);
+    this._records.push(series.publish());
     byPlacement.set(key, series);
-    this._seriesCount++;
     for (const variant of VARIANTS) {
       const groupName = variant === 'host_type' ? hostType : (host ?? hostType);
       const view = this.views[variant];
       const group =
-        groupName === undefined ? view.global : view.group(groupName);
+        groupName === undefined ? view.global : view.group(groupName, gen);
       group.addMember(name, series);
       if (groupName !== undefined && !view.catalog.has(name)) {
         view.catalog.set(name, {
           kind: totals.kind,
           integer: totals.integer,
           createdAtMs: nowMs,
+          since: gen,
         });
       }
-      view.structureVersion++;
+      view.structureGen = gen;
     }
     return series;
   }
 }
 
-function createSeries(totals: NameTotals, nowMs: number): Series {
+function createSeries(
+  totals: NameTotals,
+  nowMs: number,
+  gen: number,
+  index: number
+): Series {
   switch (totals.kind) {
     case 'spiral':
-      return new SpiralSeries(totals, nowMs);
+      return new SpiralSeries(totals, nowMs, gen, index);
     case 'histogram':
-      return new HistogramSeries(totals, nowMs);
+      return new HistogramSeries(totals, nowMs, gen, index);
     case 'counter':
     case 'gauge':
-      return new ValueSeries(totals.kind, totals, nowMs);
+      return new ValueSeries(totals.kind, totals, nowMs, gen, index);
   }
 }

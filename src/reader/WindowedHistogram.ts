@@ -1,4 +1,10 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
+import {
+  HISTOGRAM_FIELDS,
+  HISTOGRAM_QUANTILES,
+  zeroValue,
+  type LegacyValue,
+} from '../snapshot/legacyValues';
 
 /**
  * A histogram over a sliding window of slots, fed by the SDK's base-2 exponential histogram
@@ -369,20 +375,94 @@ export class WindowedHistogram {
       Object.assign(shared, emptyAggregate());
     this._entries.splice(0, dropped);
     if (this._entries.length === 0) {
-      // Start afresh so that the next data regains full resolution and the float sum no drift.
+      // Start afresh so that the next data regains full resolution.
       Object.assign(summary, emptySummary());
       return true;
     }
     let min = Infinity;
     let max = -Infinity;
+    let sum = 0;
+    // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
     for (const entry of this._entries) {
       if (entry[MIN]! < min) min = entry[MIN]!;
       if (entry[MAX]! > max) max = entry[MAX]!;
+      sum += entry[SUM]!;
     }
     summary.min = min;
     summary.max = max;
+    summary.sum = sum;
     return true;
   }
+
+  /** The window as it is now, as an immutable record that later changes leave alone. */
+  record(): HistogramRecord {
+    const entries = this._entries;
+    if (entries.length === 0) return EMPTY_HISTOGRAM_RECORD;
+    // The sum of the slots' sums, oldest first, whatever order they arrived and merged in.
+    let sum = 0;
+    for (const entry of entries) sum += entry[SUM]!;
+    return new HistogramRecord({ ...this._summary, sum }, entries.slice());
+  }
+}
+
+/**
+ * A window's content at one moment, as a snapshot serves it: shared by reference, never
+ * changed. Its legacy value (which sorts the buckets) is computed on first request and kept.
+ */
+export class HistogramRecord {
+  private _value: LegacyValue | undefined;
+
+  constructor(
+    /** The window's count, sum, min, max and scale. */
+    readonly summary: Readonly<HistogramSummary>,
+    private readonly _entries: readonly SlotEntry[]
+  ) {}
+
+  /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
+  get aggregate(): HistogramAggregate {
+    const aggregate: HistogramAggregate = {
+      ...this.summary,
+      positive: new Map(),
+      negative: new Map(),
+    };
+    for (const entry of this._entries) addEntryBuckets(aggregate, entry, 1);
+    return aggregate;
+  }
+
+  /** The legacy datapoints of the window. */
+  value(integer: boolean): LegacyValue {
+    this._value ??= histogramValue(
+      this.summary.count === 0 ? this.summary : this.aggregate,
+      integer
+    );
+    return this._value;
+  }
+}
+
+/** The record of an empty window. */
+export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(emptySummary(), []);
+
+/** The legacy histogram datapoints of an aggregate: all zeros when it is empty. */
+export function histogramValue(
+  aggregate: Readonly<HistogramSummary> | Readonly<HistogramAggregate>,
+  integer: boolean
+): LegacyValue {
+  const n = aggregate.count;
+  if (n === 0) return zeroValue('histogram', 0);
+  return {
+    names: HISTOGRAM_FIELDS,
+    numbers: [
+      n,
+      aggregate.sum / n,
+      aggregate.min,
+      aggregate.max,
+      ...quantiles(
+        aggregate as Readonly<HistogramAggregate>,
+        HISTOGRAM_QUANTILES
+      ),
+    ],
+    integer,
+  };
 }
 
 function bucketCentre(index: number, scale: number): number {

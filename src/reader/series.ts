@@ -1,135 +1,125 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import {
   COUNTER_FIELDS,
-  SUMMED_VALUE_FIELDS,
-  HISTOGRAM_QUANTILES,
-  HISTOGRAM_FIELDS,
-  legacyNumber,
   SPIRAL_FIELDS,
+  SUMMED_VALUE_FIELDS,
   type LegacyValue,
   type MetricKind,
 } from '../snapshot/legacyValues';
 import {
   emptyAggregate,
+  histogramValue,
   mergeInto,
-  quantiles,
   WindowedHistogram,
   type HistogramAggregate,
+  type HistogramRecord,
 } from './WindowedHistogram';
 
 /**
- * The running sum of every series that shares a legacy name, across all host types, hosts and
- * the global group: what `/all` serves. Sums are kept up to date by the series themselves in
- * the tick, so `/all` costs one read per name however many host types there are.
+ * Something whose state snapshots read. The tick works on its own state and, once per tick in
+ * which that changed, publishes it as a new record into the store's record table: records are
+ * replaced, never changed, and each snapshot holds its own version of the table.
  */
-export class NameTotals {
-  count = 0;
-  one = 0;
-  value = 0;
-  /** Bumped on every change of a member histogram. */
-  version = 0;
+export interface Recorded<R> {
+  /** Where its record is in the record table. */
+  readonly index: number;
+  /** The tick generation that last marked it changed: marked once per tick. */
+  dirtyGen: number;
+  /** The working state as a new record. */
+  publish(): R;
+}
+
+/** A record as one snapshot's version of the record table holds it. */
+export type RecordReader = <R>(cell: Recorded<R>) => R;
+
+/** A spiral as published: the exact sums, as the deltas added up. */
+export class SpiralRecord {
+  constructor(
+    readonly count: number,
+    readonly one: number
+  ) {}
+}
+
+/**
+ * The state every series that shares a legacy name has in common, across all host types, hosts
+ * and the global group: what `/all` serves is summed from its members when a snapshot asks.
+ * For histograms it also keeps the buckets of every member's window summed, so that `/all`
+ * need not merge every window after each tick.
+ */
+export class NameTotals implements Recorded<HistogramAggregate> {
+  /** Every series of this name, oldest first. */
   readonly members: Series[] = [];
+  /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
+  index = -1;
+  dirtyGen = -1;
   /**
-   * For histograms: the buckets of every member's window summed, kept up to date by the windows
-   * as slots come and go, so that `/all` need not merge every window after each tick.
+   * For histograms: the working sum of the members' buckets, kept by their windows as slots come
+   * and go, at a scale no finer than any of theirs.
    */
-  readonly histogramBuckets: HistogramAggregate | undefined;
-  private _cachedVersion = -1;
-  private _cached: LegacyValue | undefined;
+  readonly shared: HistogramAggregate | undefined;
+  /** For histograms: how many non-empty member windows have each scale. */
+  private readonly _scales = new Map<number, number>();
 
   constructor(
     readonly kind: MetricKind,
-    readonly integer: boolean
+    readonly integer: boolean,
+    /** The generation in which the name appeared. */
+    readonly since: number
   ) {
-    this.histogramBuckets = kind === 'histogram' ? emptyAggregate() : undefined;
+    this.shared = kind === 'histogram' ? emptyAggregate() : undefined;
   }
 
-  /** The `/all` value: `{count, one}` for spirals, `{value}` for counters and gauges, merged histograms. */
-  total(): LegacyValue {
-    switch (this.kind) {
-      case 'spiral':
-        return {
-          names: SPIRAL_FIELDS,
-          numbers: [
-            legacyNumber(this.count, this.integer),
-            legacyNumber(this.one, this.integer),
-          ],
-        };
-      case 'counter':
-      case 'gauge':
-        return {
-          names: SUMMED_VALUE_FIELDS,
-          numbers: [legacyNumber(this.value, this.integer)],
-        };
-      case 'histogram':
-        if (
-          this._cachedVersion !== this.version ||
-          this._cached === undefined
-        ) {
-          this._cached = histogramValue(this._mergedHistogram(), this.integer);
-          this._cachedVersion = this.version;
-        }
-        return this._cached;
+  /** Follows a member window from one record to the next, so the coarsest scale is known without a scan. */
+  memberChanged(before: HistogramRecord, after: HistogramRecord): void {
+    if (before.summary.count > 0) {
+      const scale = before.summary.scale;
+      const left = this._scales.get(scale)! - 1;
+      if (left === 0) this._scales.delete(scale);
+      else this._scales.set(scale, left);
+    }
+    if (after.summary.count > 0) {
+      const scale = after.summary.scale;
+      this._scales.set(scale, (this._scales.get(scale) ?? 0) + 1);
     }
   }
 
-  /**
-   * Every member's window merged, as merging them one by one into an empty aggregate gives:
-   * the scale of the coarsest non-empty window, the buckets summed at that scale. The buckets
-   * come from {@link histogramBuckets}; the few scalars are summed here, in member order.
-   */
-  private _mergedHistogram(): HistogramAggregate {
-    const shared = this.histogramBuckets!;
-    let scale = Infinity;
-    let count = 0;
-    let sum = 0;
-    let zeroCount = 0;
-    let min = Infinity;
-    let max = -Infinity;
-    for (const member of this.members) {
-      const window = (member as HistogramSeries).window.summary;
-      if (window.count === 0) continue;
-      scale = Math.min(scale, window.scale);
-      count += window.count;
-      sum += window.sum;
-      zeroCount += window.zeroCount;
-      min = Math.min(min, window.min);
-      max = Math.max(max, window.max);
-    }
-    if (count === 0) return emptyAggregate();
-    if (shared.scale !== scale) {
+  /** The buckets as published: a copy, so that later ticks leave it alone. */
+  publish(): HistogramAggregate {
+    const shared = this.shared ?? emptyAggregate();
+    let coarsest = Infinity;
+    for (const scale of this._scales.keys())
+      coarsest = Math.min(coarsest, scale);
+    if (shared.count > 0 && shared.scale < coarsest) {
       // The windows that forced a coarser scale have emptied since: merge afresh, at the finer one.
       Object.assign(shared, emptyAggregate());
       for (const member of this.members)
         mergeInto(shared, (member as HistogramSeries).window.aggregate);
     }
     return {
-      scale,
-      count,
-      sum,
-      zeroCount,
-      min,
-      max,
-      positive: shared.positive,
-      negative: shared.negative,
+      ...shared,
+      positive: new Map(shared.positive),
+      negative: new Map(shared.negative),
     };
   }
 }
 
 /**
- * One legacy metric of one host type, host or the global group: the state the reader's tick
- * updates from delta data points, and its legacy value. Values change only in the tick.
+ * One legacy metric of one host type, host or the global group. The reader's tick updates its
+ * working state from delta data points and then publishes it as an immutable record.
  */
-export abstract class Series {
+export abstract class Series<R = unknown> implements Recorded<R> {
   abstract readonly kind: MetricKind;
-  /** Bumped whenever the served value may have changed, so derived values can be cached. */
-  version = 0;
+  dirtyGen = -1;
 
   constructor(
-    /** The totals of this series' name, kept up to date as the series changes. */
+    /** What the series shares with every series of its name. */
     readonly totals: NameTotals,
     /** When the reader first saw the series: `ms_since_reset` counts from here. */
-    readonly createdAtMs: number
+    readonly createdAtMs: number,
+    /** The generation in which the series appeared: older snapshots do not show it. */
+    readonly since: number,
+    /** Where its record is in the record table. */
+    readonly index: number
   ) {
     totals.members.push(this);
   }
@@ -140,34 +130,36 @@ export abstract class Series {
   }
 
   /**
-   * Drops window slots up to and including `slot`. Returns whether the value changed.
+   * Drops window slots up to and including `slot`. Returns whether the state changed.
    * Only windowed kinds hold slots.
    */
   expireThrough(_slot: number): boolean {
     return false;
   }
 
-  /** The value as served, at snapshot time `nowMs`. */
-  abstract value(nowMs: number): LegacyValue;
+  /** The working state as a new record. */
+  abstract publish(): R;
 }
 
 /** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */
-export class SpiralSeries extends Series {
+export class SpiralSeries extends Series<SpiralRecord> {
   readonly kind = 'spiral';
-  count = 0;
-  /** Sum of the slots still in the window. */
-  one = 0;
+  private _count = 0;
   /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
   private readonly _window: number[] = [];
 
-  /** Adds a delta to `slot`. Returns true when the slot had no data yet, i.e. its expiry must be scheduled. */
+  constructor(
+    totals: NameTotals,
+    createdAtMs: number,
+    since: number,
+    index: number
+  ) {
+    super(totals, createdAtMs, since, index);
+  }
+
+  /** Adds a non-zero delta to `slot`. Returns true when the slot had no data yet, i.e. its expiry must be scheduled. */
   add(slot: number, delta: number): boolean {
-    if (delta === 0) return false;
-    this.count += delta;
-    this.one += delta;
-    this.totals.count += delta;
-    this.totals.one += delta;
-    this.version++;
+    this._count += delta;
     const window = this._window;
     const last = window.length - 2;
     if (last >= 0 && window[last] === slot) {
@@ -184,131 +176,185 @@ export class SpiralSeries extends Series {
     while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
     if (dropped === 0) return false;
     window.splice(0, dropped);
-    // Sum what is left rather than trust the running difference: float deltas would leave a residue.
-    let one = 0;
-    for (let i = 1; i < window.length; i += 2) one += window[i]!;
-    this.totals.one += one - this.one;
-    this.one = one;
-    this.version++;
     return true;
   }
 
-  value(): LegacyValue {
-    return {
-      names: SPIRAL_FIELDS,
-      numbers: [
-        legacyNumber(this.count, this.integer),
-        legacyNumber(this.one, this.integer),
-      ],
-    };
+  publish(): SpiralRecord {
+    // `one` is summed afresh from the slots, oldest first: a running difference would keep a
+    // float residue, or NaN once a slot that overflowed to Infinity left.
+    let one = 0;
+    const window = this._window;
+    for (let i = 1; i < window.length; i += 2) one += window[i]!;
+    return new SpiralRecord(this._count, one);
   }
 }
 
-/** UpDownCounter and Gauge kinds: a `value` and the ms since the series was created. */
-export class ValueSeries extends Series {
-  current = 0;
+/** UpDownCounter and Gauge kinds: the exact value and the ms since the series was created. */
+export class ValueSeries extends Series<number> {
+  private _value = 0;
 
   constructor(
     readonly kind: 'counter' | 'gauge',
     totals: NameTotals,
-    createdAtMs: number
+    createdAtMs: number,
+    since: number,
+    index: number
   ) {
-    super(totals, createdAtMs);
+    super(totals, createdAtMs, since, index);
   }
 
-  adjust(delta: number): void {
-    if (delta === 0) return;
-    this.current += delta;
-    this.totals.value += delta;
-    this.version++;
+  /** Takes the value as reported (a gauge's last value). Returns whether it changed. */
+  set(value: number): boolean {
+    if (Object.is(value, this._value)) return false;
+    this._value = value;
+    return true;
   }
 
-  value(nowMs: number): LegacyValue {
-    return {
-      names: COUNTER_FIELDS,
-      numbers: [
-        legacyNumber(this.current, this.integer),
-        Math.max(0, Math.round(nowMs - this.createdAtMs)),
-      ],
-    };
+  /** Adds a finite delta (an up-down counter's). Returns whether the value changed. */
+  add(delta: number): boolean {
+    if (delta === 0) return false;
+    this._value += delta;
+    return true;
+  }
+
+  publish(): number {
+    return this._value;
   }
 }
 
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
-export class HistogramSeries extends Series {
+export class HistogramSeries extends Series<HistogramRecord> {
   readonly kind = 'histogram';
-  readonly window = new WindowedHistogram(this.totals.histogramBuckets);
-  private _cachedVersion = -1;
-  private _cached: LegacyValue | undefined;
+  readonly window: WindowedHistogram;
 
+  constructor(
+    totals: NameTotals,
+    createdAtMs: number,
+    since: number,
+    index: number
+  ) {
+    super(totals, createdAtMs, since, index);
+    this.window = new WindowedHistogram(totals.shared);
+  }
+
+  /** Adds a non-empty delta point to `slot`. Returns true when its expiry must be scheduled. */
   add(slot: number, point: ExponentialHistogram): boolean {
-    if (point.count === 0) return false;
-    this.version++;
-    this.totals.version++;
     return this.window.add(slot, point);
   }
 
   override expireThrough(slot: number): boolean {
-    if (!this.window.expireThrough(slot)) return false;
-    this.version++;
-    this.totals.version++;
-    return true;
+    return this.window.expireThrough(slot);
   }
 
-  value(): LegacyValue {
-    // Percentiles sort the window's buckets: compute them once per change, on demand.
-    if (this._cachedVersion !== this.version || this._cached === undefined) {
-      this._cached = histogramValue(this.window.aggregate, this.integer);
-      this._cachedVersion = this.version;
-    }
-    return this._cached;
+  publish(): HistogramRecord {
+    return this.window.record();
   }
 }
 
-/** The legacy histogram datapoints of an aggregate: all zeros when it is empty. */
-export function histogramValue(
-  aggregate: Readonly<HistogramAggregate>,
-  integer: boolean
-): LegacyValue {
-  const n = aggregate.count;
-  if (n === 0)
-    return { names: HISTOGRAM_FIELDS, numbers: HISTOGRAM_FIELDS.map(() => 0) };
-  const numbers = [
-    n,
-    aggregate.sum / n,
-    aggregate.min,
-    aggregate.max,
-    ...quantiles(aggregate, HISTOGRAM_QUANTILES),
-  ];
-  return {
-    names: HISTOGRAM_FIELDS,
-    numbers: numbers.map(x => legacyNumber(x, integer)),
-  };
+/** The age `ms_since_reset` reports, at snapshot time `nowMs`. */
+function age(series: Series, nowMs: number): number {
+  return Math.max(0, Math.round(nowMs - series.createdAtMs));
 }
 
-/** The value of several series served under one name (the domains of a host type): sums, or merged histograms. */
+/**
+ * The value of the series served under one name of a group (one, or the domains of a host
+ * type), as `read` gives their records: exact sums, or merged histograms.
+ */
 export function combinedValue(
-  members: Series | readonly Series[],
+  members: readonly Series[],
+  read: RecordReader,
   nowMs: number
 ): LegacyValue {
-  if (members instanceof Series) return members.value(nowMs);
   const first = members[0]!;
-  if (members.length === 1) return first.value(nowMs);
-  if (first instanceof HistogramSeries) {
-    const merged = emptyAggregate();
-    for (const member of members)
-      mergeInto(merged, (member as HistogramSeries).window.aggregate);
-    return histogramValue(merged, first.integer);
+  const integer = first.integer;
+  switch (first.kind) {
+    case 'spiral': {
+      let count = 0;
+      let one = 0;
+      for (const member of members) {
+        const record = read(member as SpiralSeries);
+        count += record.count;
+        one += record.one;
+      }
+      return { names: SPIRAL_FIELDS, numbers: [count, one], integer };
+    }
+    case 'counter':
+    case 'gauge': {
+      let value = 0;
+      let oldest = 0;
+      for (const member of members) {
+        value += read(member as ValueSeries);
+        oldest = Math.max(oldest, age(member, nowMs));
+      }
+      return { names: COUNTER_FIELDS, numbers: [value, oldest], integer };
+    }
+    case 'histogram': {
+      if (members.length === 1)
+        return read(first as HistogramSeries).value(integer);
+      const merged = emptyAggregate();
+      for (const member of members)
+        mergeInto(merged, read(member as HistogramSeries).aggregate);
+      return histogramValue(merged, integer);
+    }
   }
-  const numbers = first.value(nowMs).numbers.slice();
-  for (let i = 1; i < members.length; i++) {
-    const other = members[i]!.value(nowMs).numbers;
-    numbers[0]! += other[0]!;
-    // Spirals add `one`; counters and gauges report the oldest series' age.
-    numbers[1] =
-      first.kind === 'spiral'
-        ? numbers[1]! + other[1]!
-        : Math.max(numbers[1]!, other[1]!);
+}
+
+/** What `/all/:name` serves, from the records of `members` (every series of the name visible to the snapshot). */
+export function totalValue(
+  totals: NameTotals,
+  members: readonly Series[],
+  read: RecordReader
+): LegacyValue {
+  const integer = totals.integer;
+  switch (totals.kind) {
+    case 'spiral': {
+      const { numbers } = combinedValue(members, read, 0);
+      return { names: SPIRAL_FIELDS, numbers, integer };
+    }
+    case 'counter':
+    case 'gauge': {
+      let value = 0;
+      for (const member of members) value += read(member as ValueSeries);
+      return { names: SUMMED_VALUE_FIELDS, numbers: [value], integer };
+    }
+    case 'histogram':
+      return histogramValue(mergedHistogram(totals, members, read), integer);
   }
-  return { names: first.value(nowMs).names, numbers };
+}
+
+/**
+ * Every member's window merged, as merging them one by one into an empty aggregate gives:
+ * the scale of the coarsest non-empty window, the buckets summed at that scale. The buckets
+ * come from the name's published sum; the few scalars are summed here, in member order.
+ */
+function mergedHistogram(
+  totals: NameTotals,
+  members: readonly Series[],
+  read: RecordReader
+): HistogramAggregate {
+  let scale = Infinity;
+  let count = 0;
+  let sum = 0;
+  let zeroCount = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const member of members) {
+    const window = read(member as HistogramSeries).summary;
+    if (window.count === 0) continue;
+    scale = Math.min(scale, window.scale);
+    count += window.count;
+    sum += window.sum;
+    zeroCount += window.zeroCount;
+    min = Math.min(min, window.min);
+    max = Math.max(max, window.max);
+  }
+  if (count === 0) return emptyAggregate();
+  const buckets = read(totals);
+  if (buckets.scale === scale)
+    return { ...buckets, scale, count, sum, zeroCount, min, max };
+  // Not reached while publishing keeps the sum at the coarsest member's scale; merging is the fallback.
+  const merged = emptyAggregate();
+  for (const member of members)
+    mergeInto(merged, read(member as HistogramSeries).aggregate);
+  return merged;
 }

@@ -1,13 +1,52 @@
 import type { Variant } from '../attributes';
-import { zeroValue, type LegacyValue } from './legacyValues';
-import type { Group, MetricStore, VariantIndex } from '../reader/MetricStore';
+import type { LegacyValue } from './legacyValues';
 import type { LegacySerializer, MetricEntries } from './serializer';
-import { combinedValue } from '../reader/series';
 
 /** A response of the legacy API: status and a body in the negotiated format. */
 export interface LegacyResponse {
   readonly status: 200 | 404;
   readonly body: Buffer;
+}
+
+/** The names a listing and the maps show, sorted. */
+export interface SortedNames {
+  /** Declared groups in their configured order, then discovered ones. */
+  readonly groups: readonly string[];
+  /** Every per-group metric name. */
+  readonly catalog: readonly string[];
+  /** Every global metric name. */
+  readonly global: readonly string[];
+  /** Single-part names (no `.`), as the original listing showed them. */
+  readonly listedCatalog: readonly string[];
+  readonly listedGlobal: readonly string[];
+}
+
+/**
+ * The metric data one snapshot serves, as of its generation. Whoever builds a snapshot
+ * guarantees that every answer stays the same for as long as the content is reachable,
+ * whatever ticks come after it: the snapshot may therefore read it lazily, on first request.
+ */
+export interface SnapshotContent {
+  /** Increases by one per published content. */
+  readonly generation: number;
+  /** The time the content stands for: `ms_since_reset` is measured to it. */
+  readonly timeMs: number;
+  readonly allMetricsAreGlobal: boolean;
+  /** The sorted names of a variant. */
+  names(variant: Variant): SortedNames;
+  /** The group a URL segment names (its exact name, or its spaces spelled `_`), if any. */
+  group(variant: Variant, segment: string): string | undefined;
+  /**
+   * The value of `name` in a group (`undefined`: the global group). A group that lacks a name
+   * some other group has answers with that kind's zero value; the global group does not.
+   */
+  value(
+    variant: Variant,
+    group: string | undefined,
+    name: string
+  ): LegacyValue | undefined;
+  /** What `/all/:name` serves: the sum over every group and the global one. */
+  total(name: string): LegacyValue | undefined;
 }
 
 /** The path word of each variant's per-group routes, and the listing's key. */
@@ -25,21 +64,25 @@ const GROUP_NOUN: Record<Variant, string> = {
 };
 
 /**
- * What the legacy API serves during one slot. The reader builds a new snapshot after every
- * tick; the metric state behind it changes only in the tick, so a snapshot reads the same
- * values for as long as it is current. Each body is serialized at most once per snapshot, on
- * first request, and reused: requests never collect and never serialize twice.
+ * What the legacy API serves during one slot. The reader publishes a new snapshot after every
+ * tick, and a published snapshot never changes: its content answers as of its generation even
+ * after later ticks. Each body is serialized at most once per snapshot, on first request, and
+ * reused: requests never collect and never serialize twice.
  */
 export class Snapshot {
   private readonly _bodies = new Map<string, LegacyResponse>();
 
-  constructor(
-    private readonly _store: MetricStore,
-    /** Increases by one per snapshot. */
-    readonly generation: number,
-    /** The time the snapshot stands for: `ms_since_reset` is measured to it. */
-    readonly timeMs: number
-  ) {}
+  constructor(private readonly _content: SnapshotContent) {}
+
+  /** Increases by one per snapshot. */
+  get generation(): number {
+    return this._content.generation;
+  }
+
+  /** The time the snapshot stands for: `ms_since_reset` is measured to it. */
+  get timeMs(): number {
+    return this._content.timeMs;
+  }
 
   /**
    * The response to a path below the API prefix, split into percent-decoded segments
@@ -68,7 +111,7 @@ export class Snapshot {
     segments: readonly string[],
     serializer: LegacySerializer
   ): { status: 200 | 404; text: string } {
-    const view = this._store.views[variant];
+    const content = this._content;
     const notFound = (message: string) => ({
       status: 404 as const,
       text: serializer.error('not_found', message),
@@ -78,7 +121,7 @@ export class Snapshot {
     if (root !== 'metrics' || rest.length > 0)
       return notFound(`no such resource: /${segments.join('/')}`);
     if (section === undefined) {
-      const names = view.sortedNames();
+      const names = content.names(variant);
       return ok(
         serializer.listing(
           LISTING_KEY[variant],
@@ -90,13 +133,13 @@ export class Snapshot {
     }
     if (section === 'all') {
       if (name === undefined)
-        return ok(serializer.metrics(this._allEntries(view)));
+        return ok(serializer.metrics(this._allEntries(variant)));
       if (metric !== undefined)
         return notFound(`no such resource: /${segments.join('/')}`);
-      const totals = this._store.totals.get(name);
-      return totals === undefined
+      const total = content.total(name);
+      return total === undefined
         ? notFound(`no metric named ${JSON.stringify(name)}`)
-        : ok(serializer.metric(totals.total()));
+        : ok(serializer.metric(total));
     }
     if (section === 'global') {
       if (metric !== undefined)
@@ -104,72 +147,63 @@ export class Snapshot {
       if (name === undefined)
         return ok(
           serializer.metrics(
-            this._groupEntries(view.global, view.sortedNames().global)
+            this._groupEntries(
+              variant,
+              undefined,
+              content.names(variant).global
+            )
           )
         );
-      const members = view.global.members.get(name);
-      return members === undefined
+      const value = content.value(variant, undefined, name);
+      return value === undefined
         ? notFound(`no global metric named ${JSON.stringify(name)}`)
-        : ok(serializer.metric(combinedValue(members, this.timeMs)));
+        : ok(serializer.metric(value));
     }
     if (section === GROUP_WORD[variant] && name !== undefined) {
       const noun = GROUP_NOUN[variant];
-      if (this._store.allMetricsAreGlobal) {
+      if (content.allMetricsAreGlobal) {
         return notFound(
           `no ${noun} named ${JSON.stringify(name)}: all metrics are global`
         );
       }
-      const group = view.lookup(name);
+      const group = content.group(variant, name);
       if (group === undefined)
         return notFound(`no ${noun} named ${JSON.stringify(name)}`);
       if (metric === undefined)
         return ok(
           serializer.metrics(
-            this._groupEntries(group, view.sortedNames().catalog, view)
+            this._groupEntries(variant, group, content.names(variant).catalog)
           )
         );
-      const value = this._groupValue(group, metric, view);
+      const value = content.value(variant, group, metric);
       return value === undefined
         ? notFound(
-            `no metric named ${JSON.stringify(metric)} for ${noun} ${JSON.stringify(group.name)}`
+            `no metric named ${JSON.stringify(metric)} for ${noun} ${JSON.stringify(group)}`
           )
         : ok(serializer.metric(value));
     }
     return notFound(`no such resource: /${segments.join('/')}`);
   }
 
-  /** A group's value of `name`, or the zero value when another group has it and this one does not yet. */
-  private _groupValue(
-    group: Group,
-    name: string,
-    view?: VariantIndex
-  ): LegacyValue | undefined {
-    const members = group.members.get(name);
-    if (members !== undefined) return combinedValue(members, this.timeMs);
-    const entry = view?.catalog.get(name);
-    return entry === undefined
-      ? undefined
-      : zeroValue(entry.kind, this.timeMs - entry.createdAtMs);
-  }
-
   private _groupEntries(
-    group: Group,
-    names: readonly string[],
-    view?: VariantIndex
+    variant: Variant,
+    group: string | undefined,
+    names: readonly string[]
   ): MetricEntries {
     const entries: Array<readonly [string, LegacyValue]> = [];
     for (const name of names) {
-      const value = this._groupValue(group, name, view);
+      const value = this._content.value(variant, group, name);
       if (value !== undefined) entries.push([name, value]);
     }
     return entries;
   }
 
-  private _allEntries(view: VariantIndex): MetricEntries {
-    return view
-      .sortedNames()
-      .catalog.map(
-        name => [name, this._store.totals.get(name)!.total()] as const
-      );
+  private _allEntries(variant: Variant): MetricEntries {
+    const entries: Array<readonly [string, LegacyValue]> = [];
+    for (const name of this._content.names(variant).catalog) {
+      const total = this._content.total(name);
+      if (total !== undefined) entries.push([name, total]);
+    }
+    return entries;
   }
 }

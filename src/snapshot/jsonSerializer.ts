@@ -1,11 +1,11 @@
-import type { LegacyValue } from './legacyValues';
+import { legacyNumber, type LegacyValue } from './legacyValues';
 import type { LegacySerializer, MetricEntries } from './serializer';
 
 function value(v: LegacyValue): string {
   let out = '{';
   for (let i = 0; i < v.names.length; i++) {
     if (i > 0) out += ',';
-    out += `${JSON.stringify(v.names[i])}:${v.numbers[i]}`;
+    out += `${JSON.stringify(v.names[i])}:${legacyNumber(v.numbers[i]!, v.integer)}`;
   }
   return `${out}}`;
 }

@@ -6,10 +6,16 @@
 /** How an instrument's data is presented: exometer's metric types. */
 export type MetricKind = 'spiral' | 'counter' | 'gauge' | 'histogram';
 
-/** A legacy value: datapoint names and their numbers, in the order they are served. */
+/**
+ * A legacy value: datapoint names and their numbers, in the order they are served. The numbers
+ * are exact, as the instruments reported them and summed: NaN and infinities included. Only the
+ * serializers make them servable ({@link legacyNumber}), after every sum.
+ */
 export interface LegacyValue {
   readonly names: readonly string[];
   readonly numbers: readonly number[];
+  /** Served as integers (truncated): the instrument is integer-valued. */
+  readonly integer: boolean;
 }
 
 export const SPIRAL_FIELDS: readonly string[] = Object.freeze(['count', 'one']);
@@ -40,16 +46,21 @@ export const HISTOGRAM_QUANTILES: readonly number[] = Object.freeze([
 const ZERO_HISTOGRAM: LegacyValue = Object.freeze({
   names: HISTOGRAM_FIELDS,
   numbers: Object.freeze(HISTOGRAM_FIELDS.map(() => 0)),
+  integer: true,
 });
 
 /** The value of a series that has seen no data, as the original showed a registered but idle metric. */
 export function zeroValue(kind: MetricKind, msSinceReset: number): LegacyValue {
   switch (kind) {
     case 'spiral':
-      return { names: SPIRAL_FIELDS, numbers: [0, 0] };
+      return { names: SPIRAL_FIELDS, numbers: [0, 0], integer: true };
     case 'counter':
     case 'gauge':
-      return { names: COUNTER_FIELDS, numbers: [0, msSinceReset] };
+      return {
+        names: COUNTER_FIELDS,
+        numbers: [0, msSinceReset],
+        integer: true,
+      };
     case 'histogram':
       return ZERO_HISTOGRAM;
   }
@@ -58,6 +69,8 @@ export function zeroValue(kind: MetricKind, msSinceReset: number): LegacyValue {
 /**
  * A number as collectd's JSON parser and every other JSON consumer accept it: never NaN or
  * an infinity (JSON has neither), integers for integer-valued instruments, no negative zero.
+ * Applied once, when a body is serialized: a sum of two finite values can overflow, so
+ * sanitising before summing would not be enough.
  */
 export function legacyNumber(value: number, integer: boolean): number {
   if (Number.isNaN(value)) return 0;

@@ -1,4 +1,4 @@
-import type { LegacyValue } from './legacyValues';
+import { legacyNumber, type LegacyValue } from './legacyValues';
 import type { LegacySerializer, MetricEntries } from './serializer';
 
 /*
@@ -68,7 +68,7 @@ export function xmlAttributeValue(text: string): string {
 function element(name: string, v: LegacyValue): string {
   let out = `<${xmlName(name)}`;
   for (let i = 0; i < v.names.length; i++)
-    out += ` ${xmlName(v.names[i]!)}='${v.numbers[i]}'`;
+    out += ` ${xmlName(v.names[i]!)}='${legacyNumber(v.numbers[i]!, v.integer)}'`;
   return `${out}/>`;
 }
 

@@ -4,6 +4,7 @@ import {
   xmlName,
   xmlSerializer,
 } from '../../src/snapshot/xmlSerializer';
+import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 
 const wellFormed = (xml: string): boolean =>
   XMLValidator.validate(xml) === true;
@@ -11,20 +12,32 @@ const wellFormed = (xml: string): boolean =>
 describe('xmlSerializer', () => {
   it('should write the original compact forms', () => {
     expect(
-      xmlSerializer.metric({ names: ['count', 'one'], numbers: [3, 1] })
+      xmlSerializer.metric({
+        names: ['count', 'one'],
+        numbers: [3, 1],
+        integer: true,
+      })
     ).toBe("<metric count='3' one='1'/>");
     expect(
       xmlSerializer.metric({
         names: ['value', 'ms_since_reset'],
         numbers: [2, 3600123],
+        integer: true,
       })
     ).toBe("<metric value='2' ms_since_reset='3600123'/>");
     expect(
       xmlSerializer.metrics([
-        ['modRosterGets', { names: ['count', 'one'], numbers: [1, 0] }],
+        [
+          'modRosterGets',
+          { names: ['count', 'one'], numbers: [1, 0], integer: true },
+        ],
         [
           'sessionCount',
-          { names: ['value', 'ms_since_reset'], numbers: [2, 3600123] },
+          {
+            names: ['value', 'ms_since_reset'],
+            numbers: [2, 3600123],
+            integer: true,
+          },
         ],
       ])
     ).toBe(
@@ -47,6 +60,7 @@ describe('xmlSerializer', () => {
     const xml = xmlSerializer.metric({
       names: ['n', '50', '999'],
       numbers: [1, 2, 3],
+      integer: true,
     });
     expect(xml).toBe("<metric n='1' _x0035_0='2' _x0039_99='3'/>");
     expect(wellFormed(xml)).toBe(true);
@@ -95,5 +109,28 @@ describe('xmlName', () => {
       if (!wellFormed(xml))
         throw new Error(`not well-formed for ${JSON.stringify(name)}: ${xml}`);
     }
+  });
+});
+
+describe('serializers and values that are not finite', () => {
+  // README: never NaN or an infinity (NaN is served as 0, ±∞ as ±1.7976931348623157e308).
+  const value = {
+    names: ['a', 'b', 'c', 'd'],
+    numbers: [NaN, Infinity, -Infinity, -0],
+    integer: false,
+  };
+
+  it('should write NaN as 0, the infinities as ±Number.MAX_VALUE and -0 as 0 in XML', () => {
+    const xml = xmlSerializer.metric(value);
+    expect(xml).toBe(
+      "<metric a='0' b='1.7976931348623157e+308' c='-1.7976931348623157e+308' d='0'/>"
+    );
+    expect(wellFormed(xml)).toBe(true);
+  });
+
+  it('should write them the same way in JSON', () => {
+    expect(JSON.parse(jsonSerializer.metric(value))).toEqual({
+      metric: { a: 0, b: Number.MAX_VALUE, c: -Number.MAX_VALUE, d: 0 },
+    });
   });
 });

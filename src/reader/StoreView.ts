@@ -1,0 +1,92 @@
+import type { Variant } from '../attributes';
+import { zeroValue, type LegacyValue } from '../snapshot/legacyValues';
+import type { SnapshotContent, SortedNames } from '../snapshot/Snapshot';
+import {
+  combinedValue,
+  totalValue,
+  type NameTotals,
+  type Recorded,
+  type RecordReader,
+} from './series';
+import type { RecordTable } from './RecordTable';
+import { visibleMembers, type VariantIndex } from './VariantIndex';
+
+/** What a view reads of the store besides the records: the parts that only grow. */
+export interface StoreIndex {
+  readonly views: Readonly<Record<Variant, VariantIndex>>;
+  readonly totals: ReadonlyMap<string, NameTotals>;
+  readonly allMetricsAreGlobal: boolean;
+}
+
+/**
+ * The store as of one generation: the content of one snapshot. It reads the index as of its
+ * generation (entries that appeared later are skipped) and the records from its own version of
+ * the record table, so its answers never change.
+ */
+export class StoreView implements SnapshotContent {
+  private readonly _names: Partial<Record<Variant, SortedNames>> = {};
+  private readonly _structure: Record<Variant, number>;
+
+  constructor(
+    private readonly _index: StoreIndex,
+    private readonly _records: RecordTable,
+    readonly generation: number,
+    readonly timeMs: number
+  ) {
+    this._structure = {
+      host_type: _index.views.host_type.structureGen,
+      host: _index.views.host.structureGen,
+    };
+  }
+
+  get allMetricsAreGlobal(): boolean {
+    return this._index.allMetricsAreGlobal;
+  }
+
+  /** A record as of this view's generation. */
+  readonly read: RecordReader = <R>(cell: Recorded<R>): R =>
+    this._records.get(cell.index) as R;
+
+  names(variant: Variant): SortedNames {
+    return (this._names[variant] ??= this._index.views[variant].sortedNames(
+      this.generation,
+      this._structure[variant]
+    ));
+  }
+
+  group(variant: Variant, segment: string): string | undefined {
+    return this._index.views[variant].lookup(segment, this.generation)?.name;
+  }
+
+  value(
+    variant: Variant,
+    group: string | undefined,
+    name: string
+  ): LegacyValue | undefined {
+    const view = this._index.views[variant];
+    const found =
+      group === undefined ? view.global : view.lookup(group, this.generation);
+    if (found === undefined) return undefined;
+    const members = found.members.get(name);
+    if (members !== undefined) {
+      const visible = visibleMembers(members, this.generation);
+      if (visible.length > 0)
+        return combinedValue(visible, this.read, this.timeMs);
+    }
+    if (group === undefined) return undefined;
+    const entry = view.catalog.get(name);
+    return entry === undefined || entry.since > this.generation
+      ? undefined
+      : zeroValue(entry.kind, this.timeMs - entry.createdAtMs);
+  }
+
+  total(name: string): LegacyValue | undefined {
+    const totals = this._index.totals.get(name);
+    if (totals === undefined || totals.since > this.generation)
+      return undefined;
+    const members = visibleMembers(totals.members, this.generation);
+    return members.length === 0
+      ? undefined
+      : totalValue(totals, members, this.read);
+  }
+}

@@ -119,29 +119,6 @@ function placementName(value: unknown): string | undefined {
 }
 
 /**
- * The reader asks for observable up-down counters as cumulative last values (see
- * LegacyMetricsReader), and for everything else with delta temporality: the SDK reports them as
- * gauges, which they are served as counters.
- */
-function instrumentKind(metric: MetricData): MetricKind | undefined {
-  const kind = kindOf(metric);
-  return kind === 'gauge' &&
-    metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
-    ? 'counter'
-    : kind;
-}
-
-/** The SDK's instrument type, which its descriptors carry at run time without declaring it. */
-function isObservable(metric: MetricData): boolean {
-  const type = (metric.descriptor as { readonly type?: unknown }).type;
-  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
  * Every legacy series the reader knows, and the two variants' views of them. The reader's tick
  * is the only writer: `expire` slides the window, `apply` feeds the delta data points of one
  * collection into the current slot, both on the series' working state, and `publish` turns what
@@ -525,4 +502,27 @@ function createSeries(
     case 'gauge':
       return new ValueSeries(totals.kind, totals, nowMs, gen, index);
   }
+}
+
+/**
+ * The reader asks for observable up-down counters as cumulative last values (see
+ * LegacyMetricsReader), and for everything else with delta temporality: the SDK reports them as
+ * gauges, which they are served as counters.
+ */
+function instrumentKind(metric: MetricData): MetricKind | undefined {
+  const kind = kindOf(metric);
+  return kind === 'gauge' &&
+    metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
+    ? 'counter'
+    : kind;
+}
+
+/** The SDK's instrument type, which its descriptors carry at run time without declaring it. */
+function isObservable(metric: MetricData): boolean {
+  const type = (metric.descriptor as { readonly type?: unknown }).type;
+  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -16,7 +16,6 @@ export const {
   LegacyApiError,
   LegacyMetricsReader,
   ListenError,
-  Snapshot,
   VARIANTS,
   createMeterProviderWithLegacyApi,
   legacyMetricsApi,

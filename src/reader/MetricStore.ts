@@ -247,6 +247,11 @@ export class MetricStore {
     return [...meters].sort();
   }
 
+  /** Whether the instrument named `name` brought data points in the tick under way. */
+  reportedThisTick(name: string): boolean {
+    return this._instruments.get(name)?.seenGen === this._tickGen;
+  }
+
   private _changed(series: Series): void {
     if (series.dirtyGen === this._tickGen) return;
     series.dirtyGen = this._tickGen;

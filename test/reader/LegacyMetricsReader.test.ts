@@ -2,6 +2,7 @@ import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   AggregationTemporality,
+  AggregationType,
   InstrumentType,
   MeterProvider,
 } from '@opentelemetry/sdk-metrics';
@@ -33,6 +34,21 @@ describe('LegacyMetricsReader', () => {
       expect(reader.selectCardinalityLimit(InstrumentType.COUNTER)).toBe(
         12_345
       );
+    });
+
+    it('should take observable up-down counters as cumulative last values, which are exact', () => {
+      const reader = new LegacyMetricsReader();
+      expect(
+        reader.selectAggregationTemporality(
+          InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
+        )
+      ).toBe(AggregationTemporality.CUMULATIVE);
+      expect(
+        reader.selectAggregation(InstrumentType.OBSERVABLE_UP_DOWN_COUNTER)
+      ).toEqual({ type: AggregationType.LAST_VALUE });
+      expect(
+        reader.selectAggregationTemporality(InstrumentType.UP_DOWN_COUNTER)
+      ).toBe(AggregationTemporality.DELTA);
     });
 
     it('should serve an empty listing before it is registered', () => {

@@ -70,5 +70,36 @@ describe('LegacyMetricsReader', () => {
           'its observations are left out of the ticks it is late for, and the other instruments are served on time',
       ]);
     });
+
+    it('should name the meter of a callback that was slow from its first tick, and only that one', async () => {
+      const reader = new LegacyMetricsReader();
+      provider = new MeterProvider({ readers: [reader] });
+      provider
+        .getMeter('probes')
+        .createObservableGauge('tcpPortsUsed')
+        .addCallback(async result => {
+          await new Promise(resolve => setTimeout(resolve, SLOW_MS));
+          result.observe(1);
+        });
+      provider
+        .getMeter('server')
+        .createObservableGauge('nodeUpTime')
+        .addCallback(result => result.observe(7));
+      await jest.advanceTimersByTimeAsync(3_000);
+      expect(read(reader, 'metrics/global').json.metrics).toEqual({
+        nodeUpTime: { value: 7, ms_since_reset: expect.any(Number) },
+      });
+      const messages = emitted.mock.calls
+        .filter(
+          ([, options]) =>
+            (options as { code?: string })?.code ===
+            WARNING_CODES.collectTimeout
+        )
+        .map(([message]) => message as string);
+      expect(messages).toEqual([
+        'LegacyMetricsReader: an observable callback of meter "probes" did not finish within the slot (1000 ms); ' +
+          'its observations are left out of the ticks it is late for, and the other instruments are served on time',
+      ]);
+    });
   });
 });

@@ -13,7 +13,6 @@ import {
   type MeterProviderWithLegacyApi,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
 import {
-  CURL_JSON,
   describeWithClients,
   INSTALL_HINT,
   requireCommand,

@@ -5,12 +5,8 @@ import type * as OtlpProtoModule from '@opentelemetry/exporter-metrics-otlp-prot
 import type { OTLPMetricExporter as OTLPProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import type * as PrometheusModule from '@opentelemetry/exporter-prometheus';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  type Resource,
-} from '@opentelemetry/resources';
+import type * as ResourcesModule from '@opentelemetry/resources';
+import type { Resource } from '@opentelemetry/resources';
 import {
   InstrumentType,
   MeterProvider,
@@ -438,7 +434,11 @@ function resolveOptions(options: unknown): Resolved {
  * need not install it (it must come from their own OpenTelemetry JS line, 2.x or 3.x).
  * @throws InvalidOptionError naming the package and how to do without it when it is missing
  */
-function loadOptionalPeer<T>(name: string, neededFor: string): T {
+function loadOptionalPeer<T>(
+  name: string,
+  neededFor: string,
+  version = `${name}@0.301.0 beside @opentelemetry/sdk-metrics@3.1.0, or @0.223.0 beside 2.12.0`
+): T {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when asked for
     return require(name) as T;
@@ -447,7 +447,7 @@ function loadOptionalPeer<T>(name: string, neededFor: string): T {
     if (code !== 'MODULE_NOT_FOUND' || !String(message).includes(`'${name}'`))
       throw error;
     throw new InvalidOptionError(
-      `${neededFor} needs ${name}, which is not installed; install the version of your OpenTelemetry JS line (0.2xx with @opentelemetry/sdk-metrics 2.x, 0.3xx with 3.x), e.g. npm install ${name}@0.301.0 beside @opentelemetry/sdk-metrics@3.1.0`
+      `${neededFor} needs ${name}, which is not installed; install the version of your OpenTelemetry JS line: ${version}`
     );
   }
 }
@@ -564,6 +564,13 @@ export async function createMeterProviderWithLegacyApi(
   const readers: IMetricReader[] = [legacyReader];
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
+  const { defaultResource, detectResources, envDetector } = loadOptionalPeer<
+    typeof ResourcesModule
+  >(
+    '@opentelemetry/resources',
+    'the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES',
+    'the version of your @opentelemetry/sdk-metrics (which installs it too)'
+  );
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resolved.resource ?? null);

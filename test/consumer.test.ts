@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import {
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,15 +114,12 @@ function npmInstall(
 function copiesOf(dir: string, name: string): Map<string, string> {
   const copies = new Map<string, string>();
   const visit = (modules: string): void => {
-    let entries: string[];
-    try {
-      entries = readdirSync(modules);
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = join(modules, entry);
-      if (entry.startsWith('@')) {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules, { withFileTypes: true })) {
+      // `.bin`, `.package-lock.json` and other files are no packages.
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const path = join(modules, entry.name);
+      if (entry.name.startsWith('@')) {
         visit(path);
         continue;
       }
@@ -133,8 +130,7 @@ function copiesOf(dir: string, name: string): Map<string, string> {
         ) as { version: string };
         copies.set(path, manifest.version);
       }
-      if (statSync(join(path, 'node_modules'), { throwIfNoEntry: false }))
-        visit(join(path, 'node_modules'));
+      visit(join(path, 'node_modules'));
     }
   };
   visit(join(dir, 'node_modules'));

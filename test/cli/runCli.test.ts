@@ -293,7 +293,9 @@ describe('legacy-metrics-api (the built command)', () => {
       stdout: '',
       stderr: expected,
     });
-    expect(await runBuilt(['demo', '--config', file])).toEqual({
+    expect(
+      await runBuilt(['demo', '--config', file, '--prometheus-port', '0'])
+    ).toEqual({
       code: 2,
       stdout: '',
       stderr: expected,
@@ -308,7 +310,9 @@ describe('legacy-metrics-api (the built command)', () => {
       stdout: '',
       stderr: expected,
     });
-    expect(await runBuilt(['demo', '--config', file])).toEqual({
+    expect(
+      await runBuilt(['demo', '--config', file, '--prometheus-port', '0'])
+    ).toEqual({
       code: 2,
       stdout: '',
       stderr: expected,
@@ -321,7 +325,9 @@ describe('legacy-metrics-api (the built command)', () => {
     try {
       const file = join(dir, 'busy.toml');
       await writeFile(file, LISTENER(port));
-      expect(await runBuilt(['demo', '--config', file])).toEqual({
+      expect(
+        await runBuilt(['demo', '--config', file, '--prometheus-port', '0'])
+      ).toEqual({
         code: 2,
         stdout: '',
         stderr: `legacy-metrics-api: ${file}: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`,

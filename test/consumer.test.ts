@@ -184,19 +184,64 @@ function supports(line: Line): boolean {
 describe('the packed package in a consumer project', () => {
   let packs: string;
   let tarball: string;
+  /** The paths in the tarball. */
+  let packed: string[];
 
   beforeAll(async () => {
     packs = mkdtempSync(join(tmpdir(), 'olma-pack-'));
     // dist/ is built by `npm test`; the tarball is what `npm publish` would upload.
     const pack = await run(
       'npm',
-      ['pack', '--ignore-scripts', '--pack-destination', packs, ROOT],
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', packs, ROOT],
       ROOT
     );
     expect(pack.code).toBe(0);
+    const report = pack.output.slice(pack.output.indexOf('['));
+    packed = (
+      JSON.parse(report.slice(0, report.lastIndexOf(']') + 1)) as {
+        files: { path: string }[];
+      }[]
+    )[0]!.files.map(file => file.path);
     const [file] = readdirSync(packs).filter(f => f.endsWith('.tgz'));
     tarball = join(packs, file!);
   }, NPM_TIMEOUT_MS);
+
+  it('should ship LICENSE, the documents the README links and source maps that carry their sources', () => {
+    expect(packed).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'BENCHMARKS.md',
+        'docs/MIGRATION.md',
+        'package.json',
+        'esm/index.mjs',
+        'dist/src/index.js',
+      ])
+    );
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const [, target] of readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)) {
+      // A relative link must resolve inside the package; absolute ones are fine as they are.
+      if (/^[a-z]+:/.test(target!)) continue;
+      expect({ link: target, shipped: packed.includes(target!) }).toEqual({
+        link: target,
+        shipped: true,
+      });
+    }
+    const maps = packed.filter(path => path.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(0);
+    for (const map of maps) {
+      const { sources, sourcesContent } = JSON.parse(
+        readFileSync(join(ROOT, map), 'utf8')
+      ) as { sources: string[]; sourcesContent?: (string | null)[] };
+      // Each source is either in the map itself or shipped beside it.
+      const dangling = sources.filter(
+        (source, index) =>
+          typeof sourcesContent?.[index] !== 'string' &&
+          !packed.includes(join(map, '..', source))
+      );
+      expect({ map, dangling }).toEqual({ map, dangling: [] });
+    }
+  });
 
   afterAll(() => {
     rmSync(packs, { recursive: true, force: true });

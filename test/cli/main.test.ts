@@ -5,6 +5,7 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startOtlpReceiver } from '../realClients/otlpReceiver';
 
 /**
  * The built `legacy-metrics-api` as a person runs it: a real child process, its real standard
@@ -34,9 +35,15 @@ interface Child {
   readonly exited: Promise<number | null>;
 }
 
-function run(args: string[], cwd: string, stdin?: string): Child {
+function run(
+  args: string[],
+  cwd: string,
+  stdin?: string,
+  env: NodeJS.ProcessEnv = process.env
+): Child {
   const child = spawn(process.execPath, [MAIN, ...args], {
     cwd,
+    env,
     stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   let output = '';
@@ -266,6 +273,35 @@ describe('legacy-metrics-api', () => {
         expect(running.output()).not.toContain('Error');
       }
     );
+
+    it('should flush OTLP when it stops', async () => {
+      const receiver = await startOtlpReceiver();
+      try {
+        const running = run(
+          ['demo', '--config', config, '--no-prometheus'],
+          dir,
+          undefined,
+          {
+            ...process.env,
+            OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: receiver.url,
+            // No periodic export before the signal: what arrives is the flush on shutdown.
+            OTEL_METRIC_EXPORT_INTERVAL: '600000',
+          }
+        );
+        children.push(running);
+        await waitFor(running, READY);
+        expect(receiver.requests).toHaveLength(0);
+        running.child.kill('SIGTERM');
+        expect(await running.exited).toBe(0);
+        expect(receiver.failures).toEqual([]);
+        expect(receiver.requests).toHaveLength(1);
+        expect(
+          receiver.requests[0]!.points.map(point => point.metric)
+        ).toContain('nodeUpTime');
+      } finally {
+        await receiver.close();
+      }
+    });
 
     it('should close a request that never ends after the grace period and still exit 0', async () => {
       const running = demo();

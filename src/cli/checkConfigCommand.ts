@@ -3,6 +3,7 @@ import type {
   LegacyApiConfig,
   ListenerConfig,
 } from '../config/types';
+import { ConfigError } from '../errors';
 import {
   listenerAddress,
   METRICS_HANDLER,
@@ -15,6 +16,25 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 const FORMAT_NAMES = { toml: 'TOML', term: 'Erlang-term' } as const;
 /** Width of the setting names, so the values line up. */
 const NAME_WIDTH = 20;
+
+/**
+ * Throws unless a listener of `config` serves the legacy metrics API: `check-config` and `demo`
+ * refuse such a file alike, since a server started on it would serve nothing.
+ * @throws ConfigError naming the file
+ */
+export function requireLegacyApiListener(config: LegacyApiConfig): void {
+  if (
+    !config.listeners.some(listener =>
+      listener.handlerGroups.some(servesMetrics)
+    )
+  ) {
+    throw new ConfigError(
+      config.file,
+      '',
+      `found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing ${METRICS_HANDLER}`
+    );
+  }
+}
 
 /**
  * What `legacy-metrics-api check-config` prints for a valid configuration: a summary line, then

@@ -1,26 +1,31 @@
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import {
   DEMO_HOST_TYPES,
   startSimulatedMessagingServer,
 } from '../demo/simulatedMessagingServer';
 import type { LegacyApiConfig } from '../config/types';
-import { createMeterProviderWithLegacyApi } from '../provider/createMeterProviderWithLegacyApi';
-import { ConfigError } from '../errors';
 import {
-  METRICS_HANDLER,
-  servesMetrics,
+  createMeterProviderWithLegacyApi,
+  type PrometheusEndpointOptions,
+} from '../provider/createMeterProviderWithLegacyApi';
+import {
   startLegacyMetricsListeners,
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
 import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
+import { requireLegacyApiListener } from './checkConfigCommand';
+import { packageRoot } from './packageInfo';
 
 /** Where the demo listens. */
 export interface DemoOptions {
   /** The configuration whose listeners serve the legacy API (as `loadLegacyApiConfig` returns it). */
   config: LegacyApiConfig;
-  /** The Prometheus exporter's port on 127.0.0.1. */
-  prometheusPort: number;
+  /**
+   * The Prometheus exporter's listener, passed to `createMeterProviderWithLegacyApi` as is, or
+   * `false` for none.
+   * @default {} (the setup's defaults and the OTEL_EXPORTER_PROMETHEUS_* variables)
+   */
+  prometheus?: Pick<PrometheusEndpointOptions, 'host' | 'port'> | false;
   /** Where to print what is going on. */
   out: (line: string) => void;
 }
@@ -29,14 +34,20 @@ export interface DemoOptions {
 export const DEFAULT_DEMO_OPTIONS = Object.freeze({
   /** The configuration file, relative to the package's root (not the working directory). */
   config: 'examples/server.toml',
-  prometheusPort: 9464,
+  /** How long `stop()` lets requests in flight finish before closing their connections. */
+  graceMs: 3_000,
 });
 
 /** A running demo. */
 export interface RunningDemo {
   /** Every handler group serving the legacy API, as bound. */
   readonly listeners: readonly RunningLegacyListener[];
-  readonly prometheusUrl: string;
+  /** The Prometheus exposition's URL; undefined without the exporter. */
+  readonly prometheusUrl: string | undefined;
+  /**
+   * Stops accepting, lets requests in flight finish (for at most `graceMs`), then stops the
+   * traffic and shuts the provider down, flushing OTLP. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -53,38 +64,21 @@ export function defaultDemoConfigPath(cwd: string = process.cwd()): string {
   return shown.startsWith('..') || isAbsolute(shown) ? file : shown;
 }
 
-/** The nearest folder above this module with a package.json: the same from src/ and dist/src/. */
-function packageRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir)
-    dir = dirname(dir);
-  return dir;
-}
-
 /**
  * Starts the simulated messaging server with the legacy API on the listeners of a configuration
- * file, the official Prometheus exporter on 127.0.0.1 and, when the standard OTEL_EXPORTER_OTLP_*
- * variables name an endpoint, OTLP: all from one MeterProvider.
+ * file, the official Prometheus exporter and, when the standard OTEL_EXPORTER_OTLP_* variables
+ * name an endpoint, OTLP: all from one MeterProvider.
  * @throws ConfigError when no listener of the configuration serves the legacy API
  * @throws ListenError when a listener or Prometheus cannot bind; nothing is left running
  */
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { config } = options;
-  if (
-    !config.listeners.some(listener =>
-      listener.handlerGroups.some(servesMetrics)
-    )
-  ) {
-    throw new ConfigError(
-      config.file,
-      '',
-      `found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing ${METRICS_HANDLER}`
-    );
-  }
-  // The one-call setup: the legacy reader, Prometheus on 127.0.0.1, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  requireLegacyApiListener(config);
+  // The one-call setup: the legacy reader, Prometheus, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: DEMO_HOST_TYPES },
-    prometheus: { host: '127.0.0.1', port: options.prometheusPort },
+    prometheus:
+      options.prometheus === false ? false : { ...options.prometheus },
   });
   const legacy = await startLegacyMetricsListeners(
     telemetry.legacyReader,
@@ -97,21 +91,22 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const traffic = startSimulatedMessagingServer(
     telemetry.meterProvider.getMeter('messaging-server')
   );
-  const prometheusUrl = telemetry.prometheusUrl!;
+  const prometheusUrl = telemetry.prometheusUrl;
   for (const listener of legacy.listeners) options.out(startupLine(listener));
-  options.out(`Prometheus:         ${prometheusUrl}`);
+  if (prometheusUrl !== undefined)
+    options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
   for (const line of curlExamples(legacy.listeners[0]!))
     options.out(`  ${line}`);
-  options.out(`  curl ${prometheusUrl}`);
+  if (prometheusUrl !== undefined) options.out(`  curl ${prometheusUrl}`);
   let stopping: Promise<void> | undefined;
   return {
     listeners: legacy.listeners,
     prometheusUrl,
     stop: () =>
       (stopping ??= (async () => {
+        await legacy.close({ graceMs: DEFAULT_DEMO_OPTIONS.graceMs });
         traffic.stop();
-        await legacy.close();
         await telemetry.shutdown();
       })()),
   };

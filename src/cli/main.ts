@@ -5,11 +5,38 @@
  */
 import { runCli } from './runCli';
 
-runCli(process.argv.slice(2)).then(
+/**
+ * A reader that went away (`check-config FILE | head -1`) or a closed stream is no error of
+ * ours: stop writing and end quietly with status 0, as the demo does on SIGTERM.
+ */
+function endQuietlyWhenClosed(stream: NodeJS.WriteStream): void {
+  stream.on('error', () => {
+    closed = true;
+    if (process.listenerCount('SIGTERM') > 0)
+      process.emit('SIGTERM', 'SIGTERM');
+  });
+}
+
+let closed = false;
+endQuietlyWhenClosed(process.stdout);
+endQuietlyWhenClosed(process.stderr);
+
+const write =
+  (stream: NodeJS.WriteStream) =>
+  (line: string): void => {
+    if (!closed) stream.write(`${line}\n`);
+  };
+
+runCli(
+  process.argv.slice(2),
+  write(process.stdout),
+  write(process.stderr)
+).then(
   code => {
-    if (code !== undefined) process.exitCode = code;
+    process.exitCode = closed ? 0 : code;
   },
   (error: unknown) => {
+    if (closed) return;
     process.stderr.write(
       `legacy-metrics-api: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`
     );

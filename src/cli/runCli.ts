@@ -1,15 +1,39 @@
 import { diag, DiagLogLevel } from '@opentelemetry/api';
-import { loadLegacyApiConfig } from '../config/loadLegacyApiConfig';
+import { constants } from 'node:os';
+import {
+  loadLegacyApiConfig,
+  parseLegacyApiConfig,
+} from '../config/loadLegacyApiConfig';
 import { LegacyApiError } from '../errors';
-import { describeConfig } from './checkConfigCommand';
+import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
+import { describeConfig, requireLegacyApiListener } from './checkConfigCommand';
 import {
   DEFAULT_DEMO_OPTIONS,
   defaultDemoConfigPath,
   startDemo,
+  type DemoOptions,
 } from './demoCommand';
+import { packageVersion } from './packageInfo';
+import { parseCommandLine } from './parseCommandLine';
 import { UsageError } from './UsageError';
 
-const COMMANDS = ['demo', 'check-config'];
+/** Where a command reads and writes. */
+export interface CliIo {
+  /** Prints one line of output. */
+  out(line: string): void;
+  /** Prints one line of diagnostics. */
+  err(line: string): void;
+  /** All of standard input, for `check-config -`. */
+  readStdin(): Promise<string>;
+}
+
+/** A command: its arguments (after the command's name) in, its exit status out. */
+export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
+
+/** The name `check-config -` gives standard input in its messages. */
+export const STDIN_NAME = '<stdin>';
+
+const PROMETHEUS_DEFAULTS = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
 
 const USAGE = `Usage: legacy-metrics-api <command> [options]
 
@@ -17,24 +41,37 @@ Commands:
   demo [--config FILE]  Run a simulated messaging server with the legacy metrics API and Prometheus
   check-config FILE     Validate a configuration file and print its legacy metrics API listeners
 
+Options:
+  --version      Print the package's version
+  -h, --help     Show this help
+
 Run 'legacy-metrics-api <command> --help' for a command's options.`;
 
-const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE]
+const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus-port PORT]
+       [--prometheus-host ADDRESS | --no-prometheus]
 
 Runs a simulated messaging server for two host types. It serves the legacy metrics API on the
 listeners of the messaging server configuration FILE and Prometheus on
-http://127.0.0.1:${DEFAULT_DEMO_OPTIONS.prometheusPort}/metrics until interrupted (Ctrl-C).
+http://${PROMETHEUS_DEFAULTS.host}:${PROMETHEUS_DEFAULTS.port}${PROMETHEUS_DEFAULTS.endpoint} until interrupted. On SIGINT (Ctrl-C) or SIGTERM it
+stops accepting, lets requests in flight finish (at most ${DEFAULT_DEMO_OPTIONS.graceMs / 1000} s), flushes and exits 0;
+a second signal exits at once.
 
 Options:
-  --config FILE  TOML or Erlang-term configuration file (default: ${DEFAULT_DEMO_OPTIONS.config}
-                 in this package, which serves http://127.0.0.1:8088/api/metrics)
-  -h, --help     Show this help`;
+  --config FILE             TOML or Erlang-term configuration file (default: ${DEFAULT_DEMO_OPTIONS.config}
+                            in this package, which serves http://127.0.0.1:8088/api/metrics)
+  --prometheus-port PORT    The Prometheus exporter's port; 0 picks a free one (default:
+                            OTEL_EXPORTER_PROMETHEUS_PORT, else ${PROMETHEUS_DEFAULTS.port})
+  --prometheus-host ADDRESS The address it binds (default: OTEL_EXPORTER_PROMETHEUS_HOST,
+                            else ${PROMETHEUS_DEFAULTS.host})
+  --no-prometheus           No Prometheus exporter
+  -h, --help                Show this help`;
 
 const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
 
 Validates the legacy metrics API listeners of a messaging server configuration FILE (TOML or
-the older Erlang-term form) and prints each listener with the settings in effect. Exits 0 when
-the file is valid, 2 with a one-line message naming the place at fault when it is not.
+the older Erlang-term form; - reads standard input) and prints each listener with the settings
+in effect. Exits 0 when the file is valid and a listener serves the legacy metrics API, 2 with
+a one-line message naming the place at fault when it is not.
 
 Options:
   -h, --help     Show this help`;
@@ -42,131 +79,143 @@ Options:
 /** Exit status of a usage or configuration error, as the original server's startup checks used. */
 export const EXIT_USAGE = 2;
 
-/** Waits for SIGINT or SIGTERM. */
-function interrupted(): Promise<void> {
-  return new Promise(resolve => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+const PORT = /^\d{1,5}$/;
+
+/**
+ * Watches SIGINT and SIGTERM: `first` resolves with the first one; from then on a second one
+ * exits at once, with the status a shell gives a process killed by it (128 + its number).
+ * `release` restores the default handling.
+ */
+function watchSignals(): { first: Promise<void>; release(): void } {
+  const now = (signal: NodeJS.Signals): never =>
+    process.exit(128 + constants.signals[signal]);
+  let onFirst: () => void = () => undefined;
+  const first = new Promise<void>(resolve => (onFirst = resolve));
+  let seen = false;
+  const handler = (signal: NodeJS.Signals): void => {
+    if (seen) now(signal);
+    seen = true;
+    onFirst();
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    first,
+    release: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
 }
 
-function isHelp(arg: string): boolean {
-  return arg === '--help' || arg === '-h';
-}
-
-/** The `--config` file of `demo`, or undefined; rejects anything else. */
-function demoConfigArgument(args: readonly string[]): string | undefined {
-  let config: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    let value: string | undefined;
-    if (arg === '--config') {
-      value = args[++i];
-      if (value === undefined)
-        throw new UsageError(
-          'demo: found --config without a file, expected --config FILE'
-        );
-    } else if (arg.startsWith('--config=')) {
-      value = arg.slice('--config='.length);
-    } else {
-      const what = arg.startsWith('-')
-        ? 'unknown option'
-        : 'unexpected argument';
+/** The demo's Prometheus endpoint from its options: only what was given, so the setup's defaults and environment apply. */
+function prometheusOption(
+  values: Readonly<Record<string, string | boolean | undefined>>
+): DemoOptions['prometheus'] {
+  const port = values['prometheus-port'] as string | undefined;
+  const host = values['prometheus-host'] as string | undefined;
+  if (values['no-prometheus'] === true) {
+    if (port !== undefined || host !== undefined)
       throw new UsageError(
-        `demo: ${what} ${JSON.stringify(arg)}; expected --config FILE or --help`
+        `demo: found --no-prometheus with --prometheus-${port === undefined ? 'host' : 'port'}, expected one or the other`
       );
-    }
-    if (value === '')
-      throw new UsageError(
-        'demo: found an empty --config, expected --config FILE'
-      );
-    if (config !== undefined)
-      throw new UsageError(
-        `demo: found --config a second time (${JSON.stringify(value)}), expected it once`
-      );
-    config = value;
+    return false;
   }
-  return config;
+  if (port !== undefined && (!PORT.test(port) || Number(port) > 65535))
+    throw new UsageError(
+      `demo: found --prometheus-port ${JSON.stringify(port)}, expected an integer from 0 to 65535`
+    );
+  return {
+    ...(host === undefined ? {} : { host }),
+    ...(port === undefined ? {} : { port: Number(port) }),
+  };
 }
 
-async function demo(
-  args: string[],
-  out: (line: string) => void,
-  err: (line: string) => void
-): Promise<number> {
-  if (args.some(isHelp)) {
-    out(DEMO_USAGE);
+const demo: CliCommand = async (args, io) => {
+  const { values } = parseCommandLine('demo', args, {
+    config: { type: 'string', valueName: 'FILE' },
+    'prometheus-port': { type: 'string', valueName: 'PORT' },
+    'prometheus-host': { type: 'string', valueName: 'ADDRESS' },
+    'no-prometheus': { type: 'boolean' },
+  });
+  if (values.help === true) {
+    io.out(DEMO_USAGE);
     return 0;
   }
+  const prometheus = prometheusOption(values);
   const config = await loadLegacyApiConfig(
-    demoConfigArgument(args) ?? defaultDemoConfigPath()
+    (values.config as string | undefined) ?? defaultDemoConfigPath()
   );
   // The no-authentication warning of a listener bound beyond loopback goes to stderr.
   diag.setLogger(
     {
-      error: (message: string) => err(`legacy-metrics-api: ${message}`),
-      warn: (message: string) => err(`legacy-metrics-api: warning: ${message}`),
+      error: (message: string) => io.err(`legacy-metrics-api: ${message}`),
+      warn: (message: string) =>
+        io.err(`legacy-metrics-api: warning: ${message}`),
       info: () => undefined,
       debug: () => undefined,
       verbose: () => undefined,
     },
     { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }
   );
+  // Listening for signals before starting, so that one during startup is not the default kill.
+  const signals = watchSignals();
   try {
-    const running = await startDemo({
-      config,
-      prometheusPort: DEFAULT_DEMO_OPTIONS.prometheusPort,
-      out,
-    });
-    out('press Ctrl-C to stop');
-    await interrupted();
-    out('stopping');
+    const running = await startDemo({ config, prometheus, out: io.out });
+    io.out('press Ctrl-C to stop');
+    await signals.first;
+    io.out('stopping (a second Ctrl-C exits at once)');
     await running.stop();
   } finally {
+    signals.release();
     diag.disable();
   }
   return 0;
+};
+
+const checkConfig: CliCommand = async (args, io) => {
+  const { values, positionals } = parseCommandLine(
+    'check-config',
+    args,
+    {},
+    { max: 1, name: 'FILE', expected: 'expected a single FILE' }
+  );
+  if (values.help === true) {
+    io.out(CHECK_CONFIG_USAGE);
+    return 0;
+  }
+  const file = positionals[0];
+  if (file === undefined)
+    throw new UsageError(
+      "check-config: found no FILE, expected 'legacy-metrics-api check-config FILE' (- for standard input)"
+    );
+  const config =
+    file === '-'
+      ? parseLegacyApiConfig(await io.readStdin(), STDIN_NAME)
+      : await loadLegacyApiConfig(file);
+  requireLegacyApiListener(config);
+  for (const line of describeConfig(config)) io.out(line);
+  return 0;
+};
+
+/** The commands by name: one line each. */
+const COMMANDS: Readonly<Record<string, CliCommand>> = {
+  demo,
+  'check-config': checkConfig,
+};
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  stream.setEncoding('utf8');
+  for await (const chunk of stream) text += chunk as string;
+  return text;
 }
 
-async function checkConfig(
-  args: string[],
-  out: (line: string) => void
-): Promise<number> {
-  const files: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (isHelp(arg)) {
-      out(CHECK_CONFIG_USAGE);
-      return 0;
-    }
-    if (arg === '--') {
-      files.push(...args.slice(i + 1));
-      break;
-    }
-    if (arg.startsWith('-') && arg !== '-') {
-      throw new UsageError(
-        `check-config: unknown option ${JSON.stringify(arg)}; expected FILE or --help`
-      );
-    }
-    files.push(arg);
-  }
-  if (files.length === 0)
-    throw new UsageError(
-      "check-config: found no FILE, expected 'legacy-metrics-api check-config FILE'"
-    );
-  if (files.length > 1)
-    throw new UsageError(
-      `check-config: unexpected argument ${JSON.stringify(files[1])}; expected a single FILE`
-    );
-  for (const line of describeConfig(await loadLegacyApiConfig(files[0]!)))
-    out(line);
-  return 0;
-}
+const PROCESS_IO: CliIo = {
+  out: line => process.stdout.write(`${line}\n`),
+  err: line => process.stderr.write(`${line}\n`),
+  readStdin: () => readAll(process.stdin),
+};
 
 /**
  * Runs the command line and resolves to the exit status. Errors meant for a person (usage,
@@ -174,28 +223,31 @@ async function checkConfig(
  */
 export async function runCli(
   argv: string[],
-  out: (line: string) => void = line => process.stdout.write(`${line}\n`),
-  err: (line: string) => void = line => process.stderr.write(`${line}\n`)
+  out: (line: string) => void = PROCESS_IO.out,
+  err: (line: string) => void = PROCESS_IO.err,
+  readStdin: () => Promise<string> = PROCESS_IO.readStdin
 ): Promise<number> {
-  const [command, ...args] = argv;
+  const [name, ...args] = argv;
+  const io: CliIo = { out, err, readStdin };
   try {
-    switch (command) {
-      case undefined:
-      case '--help':
-      case '-h':
-        (command === undefined ? err : out)(USAGE);
-        return command === undefined ? EXIT_USAGE : 0;
-      case 'demo':
-        return await demo(args, out, err);
-      case 'check-config':
-        return await checkConfig(args, out);
-      default:
-        throw new UsageError(
-          command.startsWith('-')
-            ? `unknown option ${JSON.stringify(command)}; expected a command (${COMMANDS.join(', ')}) or --help`
-            : `unknown command ${JSON.stringify(command)}; expected one of: ${COMMANDS.join(', ')}`
-        );
+    if (name === undefined || name === '--help' || name === '-h') {
+      (name === undefined ? err : out)(USAGE);
+      return name === undefined ? EXIT_USAGE : 0;
     }
+    if (name === '--version') {
+      out(packageVersion());
+      return 0;
+    }
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (command === undefined) {
+      const names = Object.keys(COMMANDS).join(', ');
+      throw new UsageError(
+        name.startsWith('-')
+          ? `unknown option ${JSON.stringify(name)}; expected a command (${names}), --version or --help`
+          : `unknown command ${JSON.stringify(name)}; expected one of: ${names}`
+      );
+    }
+    return await command(args, io);
   } catch (error) {
     if (error instanceof LegacyApiError) {
       // One line, whatever the message holds.

@@ -18,6 +18,8 @@ const TERM_EXTENSIONS: readonly string[] = ['.cfg', '.config', '.erl', '.term'];
  * blank space.
  */
 const TERM_START = /^\uFEFF?[ \t\r\n\f\v]*[{%]/;
+/** How a JSON document may begin; such a file is only JSON if it also parses as JSON. */
+const JSON_START = /^\uFEFF?\s*[{[]/;
 
 /**
  * Reads and validates a configuration file.
@@ -27,7 +29,7 @@ const TERM_START = /^\uFEFF?[ \t\r\n\f\v]*[{%]/;
  * as terms, anything else as TOML.
  * @param path the file; errors name it as given
  * @returns our listeners; `listeners: []` when the file has none
- * @throws ConfigError when the file cannot be read or a setting is invalid
+ * @throws ConfigError when the file cannot be read, is JSON, or a setting is invalid
  */
 export async function loadLegacyApiConfig(
   path: string
@@ -57,6 +59,14 @@ export function parseLegacyApiConfig(
   file: string,
   format?: 'toml' | 'term'
 ): LegacyApiConfig {
+  if (format === undefined && isJson(text, file)) {
+    // A term file starts with `{` too, but never parses as JSON (its terms end with `.`).
+    throw new ConfigError(
+      file,
+      '',
+      'found JSON, expected the TOML or Erlang-term form of the configuration (JSON is not a supported form)'
+    );
+  }
   const chosen = format ?? detectFormat(text, file);
   const listeners =
     chosen === 'toml'
@@ -70,6 +80,17 @@ function detectFormat(text: string, file: string): 'toml' | 'term' {
   if (TOML_EXTENSIONS.includes(extension)) return 'toml';
   if (TERM_EXTENSIONS.includes(extension)) return 'term';
   return TERM_START.test(text) ? 'term' : 'toml';
+}
+
+function isJson(text: string, file: string): boolean {
+  if (extname(file).toLowerCase() === '.json') return true;
+  if (!JSON_START.test(text)) return false;
+  try {
+    JSON.parse(text.replace(/^\uFEFF/, ''));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `ENOENT: no such file or directory`, without the path Node appends. */

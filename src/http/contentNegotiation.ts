@@ -1,6 +1,11 @@
 /**
  * The original API's content negotiation: JSON or XML from the Accept header, q-values honoured
  * (RFC 9110 §12.5.1). No header, `*\/*` and `application/*` give JSON.
+ *
+ * Two departures from the grammar are read as real clients mean them, as common servers do:
+ * a bare `*` is `*\/*`, and a q-value may omit its leading zero (`q=.2`). Java's
+ * `HttpURLConnection` sends both in its default header,
+ * `text/html, image/gif, image/jpeg, *; q=.2, *\/*; q=.2`, which must get JSON.
  */
 
 export type LegacyFormat = 'json' | 'xml';
@@ -9,7 +14,8 @@ export type LegacyFormat = 'json' | 'xml';
 export type Negotiation = LegacyFormat | 'not-acceptable' | 'malformed';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+/** RFC 9110's qvalue, plus the `.2` form without the leading zero that Java sends. */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|\.\d{1,3}|1(?:\.0{0,3})?)$/;
 const QUOTED = /^"(?:[^"\\]|\\.)*"$/;
 
 /** Offered media types, in order of preference when the client rates them equally. */
@@ -25,7 +31,9 @@ interface MediaRange {
 }
 
 function parseRange(text: string): MediaRange | undefined {
-  const [mediaType = '', ...params] = text.split(';');
+  const [rawType = '', ...params] = text.split(';');
+  // A bare `*` stands for `*/*` (Java's default Accept sends it).
+  const mediaType = rawType.trim() === '*' ? '*/*' : rawType;
   const slash = mediaType.indexOf('/');
   if (slash < 0) return undefined;
   const type = mediaType.slice(0, slash).trim().toLowerCase();

@@ -49,8 +49,12 @@ export interface RunningLegacyListener {
 export interface LegacyMetricsListeners {
   /** One entry per handler group that serves `service_api_metrics`, in file order. */
   readonly listeners: readonly RunningLegacyListener[];
-  /** Stops every listener and closes their open connections. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Stops every listener and closes their open connections. Idempotent. With `graceMs`, stops
+   * accepting at once and lets requests on the open connections finish first, each answered
+   * with `Connection: close`, for at most `graceMs` milliseconds.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -94,10 +98,10 @@ export async function startLegacyMetricsListeners(
   const apps: FastifyInstance[] = [];
   const running: RunningLegacyListener[] = [];
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
-    (closing ??= Promise.all(apps.map(app => app.close())).then(
-      () => undefined
-    ));
+  const close = (closeOptions: { graceMs?: number } = {}): Promise<void> =>
+    (closing ??= Promise.all(
+      apps.map(app => drainThenClose(app, closeOptions.graceMs ?? 0))
+    ).then(() => undefined));
 
   try {
     for (const [index, listener] of listeners.entries()) {
@@ -182,4 +186,31 @@ function validateListeners(listeners: readonly ListenerConfig[]): void {
       );
     }
   });
+}
+
+/**
+ * Closes `app` after its requests in flight, for at most `graceMs`: no new connection is
+ * accepted, idle keep-alive connections close at once, and every response still sent says
+ * `Connection: close`, so clients finish what they sent and leave instead of being reset.
+ */
+async function drainThenClose(
+  app: FastifyInstance,
+  graceMs: number
+): Promise<void> {
+  const server = app.server;
+  if (graceMs > 0 && server.listening) {
+    server.prependListener('request', (_request, response) =>
+      response.setHeader('connection', 'close')
+    );
+    await new Promise<void>(resolve => {
+      const timer = setTimeout(resolve, graceMs);
+      timer.unref();
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+  // Destroys whatever is still open after the grace period.
+  await app.close();
 }

@@ -1,13 +1,12 @@
 import { diag } from '@opentelemetry/api';
-import { OTLPMetricExporter as OTLPJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as OTLPProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  type Resource,
-} from '@opentelemetry/resources';
+import type * as OtlpHttpModule from '@opentelemetry/exporter-metrics-otlp-http';
+import type { OTLPMetricExporter as OTLPJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import type * as OtlpProtoModule from '@opentelemetry/exporter-metrics-otlp-proto';
+import type { OTLPMetricExporter as OTLPProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import type * as PrometheusModule from '@opentelemetry/exporter-prometheus';
+import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import type * as ResourcesModule from '@opentelemetry/resources';
+import type { Resource } from '@opentelemetry/resources';
 import {
   InstrumentType,
   MeterProvider,
@@ -431,19 +430,51 @@ function resolveOptions(options: unknown): Resolved {
 }
 
 /**
+ * An optional peer dependency, loaded when it is asked for so that users who do not need it
+ * need not install it (it must come from their own OpenTelemetry JS line, 2.x or 3.x).
+ * @throws InvalidOptionError naming the package and how to do without it when it is missing
+ */
+function loadOptionalPeer<T>(
+  name: string,
+  neededFor: string,
+  version = `${name}@0.301.0 beside @opentelemetry/sdk-metrics@3.1.0, or @0.223.0 beside 2.12.0`
+): T {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when asked for
+    return require(name) as T;
+  } catch (error) {
+    const { code, message } = (error ?? {}) as NodeJS.ErrnoException;
+    if (code !== 'MODULE_NOT_FOUND' || !String(message).includes(`'${name}'`))
+      throw error;
+    throw new InvalidOptionError(
+      `${neededFor} needs ${name}, which is not installed; install the version of your OpenTelemetry JS line: ${version}`
+    );
+  }
+}
+
+/**
  * The official exporter with the legacy reader's cardinality limit. The exporter's configuration
  * has no cardinality option, and the SDK's default (2000 per instrument) would fold host types
  * beyond it into an overflow series that the legacy API does not show.
  */
-class PrometheusExporterWithLimit extends PrometheusExporter {
-  constructor(private readonly _limit: (type: InstrumentType) => number) {
-    // Serving is done by the setup: the exporter's own server reads port 0 as 9464 and cannot say what it bound.
-    super({ preventServerStart: true });
-  }
+function createPrometheusExporter(
+  limit: (type: InstrumentType) => number
+): PrometheusExporter {
+  const { PrometheusExporter } = loadOptionalPeer<typeof PrometheusModule>(
+    '@opentelemetry/exporter-prometheus',
+    'prometheus (on unless `prometheus: false`)'
+  );
+  class PrometheusExporterWithLimit extends PrometheusExporter {
+    constructor() {
+      // Serving is done by the setup: the exporter's own server reads port 0 as 9464 and cannot say what it bound.
+      super({ preventServerStart: true });
+    }
 
-  override selectCardinalityLimit(instrumentType: InstrumentType): number {
-    return this._limit(instrumentType);
+    override selectCardinalityLimit(instrumentType: InstrumentType): number {
+      return limit(instrumentType);
+    }
   }
+  return new PrometheusExporterWithLimit();
 }
 
 function createOtlpExporter(
@@ -451,8 +482,14 @@ function createOtlpExporter(
 ): OTLPProtoMetricExporter | OTLPJsonMetricExporter {
   const config = otlp.url === undefined ? {} : { url: otlp.url };
   return otlp.protocol === 'http/json'
-    ? new OTLPJsonMetricExporter(config)
-    : new OTLPProtoMetricExporter(config);
+    ? new (loadOptionalPeer<typeof OtlpHttpModule>(
+        '@opentelemetry/exporter-metrics-otlp-http',
+        'OTLP over http/json'
+      ).OTLPMetricExporter)(config)
+    : new (loadOptionalPeer<typeof OtlpProtoModule>(
+        '@opentelemetry/exporter-metrics-otlp-proto',
+        'OTLP over http/protobuf'
+      ).OTLPMetricExporter)(config);
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {
@@ -513,7 +550,7 @@ export async function createMeterProviderWithLegacyApi(
   const prometheusExporter =
     resolved.prometheus === undefined
       ? undefined
-      : new PrometheusExporterWithLimit(limit);
+      : createPrometheusExporter(limit);
   const otlpReader =
     resolved.otlp === undefined
       ? undefined
@@ -527,6 +564,13 @@ export async function createMeterProviderWithLegacyApi(
   const readers: IMetricReader[] = [legacyReader];
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
+  const { defaultResource, detectResources, envDetector } = loadOptionalPeer<
+    typeof ResourcesModule
+  >(
+    '@opentelemetry/resources',
+    'the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES',
+    'the version of your @opentelemetry/sdk-metrics (which installs it too)'
+  );
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resolved.resource ?? null);

@@ -79,7 +79,7 @@ describe('startDemo', () => {
     const lines: string[] = [];
     demo = await startDemo({
       config: exampleConfig('server.toml'),
-      prometheusPort: await freePort(),
+      prometheus: { port: 0 },
       out: line => lines.push(line),
     });
     const [listener] = demo.listeners;
@@ -126,7 +126,7 @@ describe('startDemo', () => {
       metrics: Record<string, unknown>;
     };
     expect(global.metrics['data.xmpp.sent.xml_stanza_size']).toBeDefined();
-    const exposition = await (await fetch(demo.prometheusUrl)).text();
+    const exposition = await (await fetch(demo.prometheusUrl!)).text();
     expect(exposition).toContain('xmppMessageSent_total{host_type="localhost"');
     expect(lines).toEqual([
       `legacy metrics API: ${api} (bound to 127.0.0.1:${listener!.port}, Host localhost, variant host_type, max_connections 1024, no authentication)`,
@@ -145,7 +145,7 @@ describe('startDemo', () => {
   it('should start the listeners of the term-form example too', async () => {
     demo = await startDemo({
       config: exampleConfig('server.cfg'),
-      prometheusPort: await freePort(),
+      prometheus: { port: 0 },
       out: () => undefined,
     });
     expect(
@@ -189,7 +189,7 @@ describe('startDemo', () => {
     const lines: string[] = [];
     demo = await startDemo({
       config: configOf(text, 'demo.toml'),
-      prometheusPort: await freePort(),
+      prometheus: { port: 0 },
       out: line => lines.push(line),
     });
     const [first, second, third] = demo.listeners as [
@@ -224,7 +224,7 @@ describe('startDemo', () => {
       configOf('[general]\n', 'plain.toml'),
     ]) {
       await expect(
-        startDemo({ config, prometheusPort: 0, out: () => undefined })
+        startDemo({ config, prometheus: false, out: () => undefined })
       ).rejects.toThrow(
         new ConfigError(
           config.file,
@@ -247,7 +247,7 @@ describe('startDemo', () => {
       await expect(
         startDemo({
           config: { ...config, listeners },
-          prometheusPort: portOf(blocker),
+          prometheus: { port: portOf(blocker) },
           out: () => undefined,
         })
       ).rejects.toThrow(

@@ -1,5 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +9,11 @@ import { EXAMPLE_OUTPUTS } from './exampleOutputs';
 
 const ROOT = resolve(__dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 function capture() {
   const out: string[] = [];
@@ -70,6 +76,13 @@ describe('runCli', () => {
     expect(io.out.join('\n')).toContain('check-config FILE');
   });
 
+  it('should print the version of package.json on --version and exit 0', async () => {
+    const io = capture();
+    expect(await runCli(['--version'], io.write, io.writeErr)).toBe(0);
+    expect(io.out).toEqual([VERSION]);
+    expect(io.err).toEqual([]);
+  });
+
   it('should print the usage to stderr and exit 2 without a command', async () => {
     const io = capture();
     expect(await runCli([], io.write, io.writeErr)).toBe(2);
@@ -82,20 +95,24 @@ describe('runCli', () => {
       'legacy-metrics-api: unknown command "serve"; expected one of: demo, check-config',
     ],
     [
-      ['--version'],
-      'legacy-metrics-api: unknown option "--version"; expected a command (demo, check-config) or --help',
+      ['--verbose'],
+      'legacy-metrics-api: unknown option "--verbose"; expected a command (demo, check-config), --version or --help',
     ],
     [
       ['demo', '--port', '80'],
-      'legacy-metrics-api: demo: unknown option "--port"; expected --config FILE or --help',
+      'legacy-metrics-api: demo: unknown option "--port"; expected --config FILE, --prometheus-port PORT, --prometheus-host ADDRESS, --no-prometheus or --help',
     ],
     [
       ['demo', 'server.toml'],
-      'legacy-metrics-api: demo: unexpected argument "server.toml"; expected --config FILE or --help',
+      'legacy-metrics-api: demo: unexpected argument "server.toml"; expected --config FILE, --prometheus-port PORT, --prometheus-host ADDRESS, --no-prometheus or --help',
     ],
     [
       ['demo', '--config'],
-      'legacy-metrics-api: demo: found --config without a file, expected --config FILE',
+      'legacy-metrics-api: demo: found --config without a value, expected --config FILE',
+    ],
+    [
+      ['demo', '--config', '--no-prometheus'],
+      'legacy-metrics-api: demo: found --config without a value, expected --config FILE',
     ],
     [
       ['demo', '--config='],
@@ -106,8 +123,24 @@ describe('runCli', () => {
       'legacy-metrics-api: demo: found --config a second time ("b.toml"), expected it once',
     ],
     [
+      ['demo', '--prometheus-port', '65536'],
+      'legacy-metrics-api: demo: found --prometheus-port "65536", expected an integer from 0 to 65535',
+    ],
+    [
+      ['demo', '--prometheus-port=-1'],
+      'legacy-metrics-api: demo: found --prometheus-port "-1", expected an integer from 0 to 65535',
+    ],
+    [
+      ['demo', '--no-prometheus', '--prometheus-port', '9000'],
+      'legacy-metrics-api: demo: found --no-prometheus with --prometheus-port, expected one or the other',
+    ],
+    [
+      ['demo', '--no-prometheus=yes'],
+      'legacy-metrics-api: demo: found --no-prometheus=yes, expected --no-prometheus without a value',
+    ],
+    [
       ['check-config'],
-      "legacy-metrics-api: check-config: found no FILE, expected 'legacy-metrics-api check-config FILE'",
+      "legacy-metrics-api: check-config: found no FILE, expected 'legacy-metrics-api check-config FILE' (- for standard input)",
     ],
     [
       ['check-config', 'a.toml', 'b.toml'],
@@ -131,6 +164,10 @@ describe('runCli', () => {
     [['demo', '--help'], 'Usage: legacy-metrics-api demo [--config FILE]'],
     [
       ['demo', '--config', 'x.toml', '-h'],
+      'Usage: legacy-metrics-api demo [--config FILE]',
+    ],
+    [
+      ['demo', '--port', '80', '--help'],
       'Usage: legacy-metrics-api demo [--config FILE]',
     ],
     [['check-config', '--help'], 'Usage: legacy-metrics-api check-config FILE'],
@@ -164,17 +201,62 @@ describe('runCli', () => {
     ]);
   });
 
-  it('should refuse to run the demo on a configuration without a listener serving the API', async () => {
-    const file = join(dir, 'none.toml');
-    await writeFile(file, '[general]\n  hosts = ["localhost"]\n');
+  it.each([['check-config'], ['demo', '--config']])(
+    'should refuse a configuration without a listener serving the API in %s, with exit 2',
+    async (...command) => {
+      for (const [name, text] of [
+        ['none.toml', '[general]\n  hosts = ["localhost"]\n'],
+        [
+          'users.cfg',
+          '{listen, [{0, http_listener, [{modules, [{"_", "/api", service_api, [{handlers, [service_api_users]}]}]}]}]}.\n',
+        ],
+      ] as const) {
+        const file = join(dir, name);
+        await writeFile(file, text);
+        const io = capture();
+        expect(await runCli([...command, file], io.write, io.writeErr)).toBe(2);
+        expect(io.err).toEqual([
+          `legacy-metrics-api: ${file}: found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing service_api_metrics`,
+        ]);
+        expect(io.out).toEqual([]);
+      }
+    }
+  );
+
+  it('should check standard input for the file -', async () => {
     const io = capture();
+    const text = await readFile(join(ROOT, 'examples', 'server.cfg'), 'utf8');
     expect(
-      await runCli(['demo', '--config', file], io.write, io.writeErr)
-    ).toBe(2);
-    expect(io.err).toEqual([
-      `legacy-metrics-api: ${file}: found no listener serving the legacy metrics API, expected an HTTP listener with a service_api handler group listing service_api_metrics`,
-    ]);
+      await runCli(['check-config', '-'], io.write, io.writeErr, () =>
+        Promise.resolve(text)
+      )
+    ).toBe(0);
+    expect(io.out).toEqual(
+      EXAMPLE_OUTPUTS[1]![1].map(line =>
+        line.replace('examples/server.cfg', '<stdin>')
+      )
+    );
   });
+
+  it.each([
+    ['package.json', undefined],
+    ['settings.json', '{"listen": []}'],
+    ['settings', '  {"listen": {"http": [{"port": 8088}]}}\n'],
+    ['settings.cfg', '[1, 2]'],
+  ])(
+    'should say in one line that JSON is not a supported form (%s)',
+    async (name, text) => {
+      const file = text === undefined ? join(ROOT, name) : join(dir, name);
+      if (text !== undefined) await writeFile(file, text);
+      for (const command of [['check-config'], ['demo', '--config']]) {
+        const io = capture();
+        expect(await runCli([...command, file], io.write, io.writeErr)).toBe(2);
+        expect(io.err).toEqual([
+          `legacy-metrics-api: ${file}: found JSON, expected the TOML or Erlang-term form of the configuration (JSON is not a supported form)`,
+        ]);
+      }
+    }
+  );
 });
 
 describe('legacy-metrics-api (the built command)', () => {
@@ -211,7 +293,9 @@ describe('legacy-metrics-api (the built command)', () => {
       stdout: '',
       stderr: expected,
     });
-    expect(await runBuilt(['demo', '--config', file])).toEqual({
+    expect(
+      await runBuilt(['demo', '--config', file, '--prometheus-port', '0'])
+    ).toEqual({
       code: 2,
       stdout: '',
       stderr: expected,
@@ -226,7 +310,9 @@ describe('legacy-metrics-api (the built command)', () => {
       stdout: '',
       stderr: expected,
     });
-    expect(await runBuilt(['demo', '--config', file])).toEqual({
+    expect(
+      await runBuilt(['demo', '--config', file, '--prometheus-port', '0'])
+    ).toEqual({
       code: 2,
       stdout: '',
       stderr: expected,
@@ -239,55 +325,15 @@ describe('legacy-metrics-api (the built command)', () => {
     try {
       const file = join(dir, 'busy.toml');
       await writeFile(file, LISTENER(port));
-      expect(await runBuilt(['demo', '--config', file])).toEqual({
+      expect(
+        await runBuilt(['demo', '--config', file, '--prometheus-port', '0'])
+      ).toEqual({
         code: 2,
         stdout: '',
         stderr: `legacy-metrics-api: ${file}: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`,
       });
     } finally {
       await new Promise(done => blocker.close(done));
-    }
-  });
-
-  it('should run the demo on examples/server.toml from any working directory, serve, and exit 0 on SIGINT', async () => {
-    // The default configuration is found next to the package, not in the working directory.
-    const child = spawn(process.execPath, [MAIN, 'demo'], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>(done =>
-      child.on('exit', code => done(code))
-    );
-    try {
-      const deadline = Date.now() + 15_000;
-      while (
-        !output.includes('press Ctrl-C to stop') &&
-        Date.now() < deadline
-      ) {
-        if (child.exitCode !== null) break;
-        await new Promise(done => setTimeout(done, 100));
-      }
-      if (output.includes('EADDRINUSE')) {
-        // Another program holds the demo's fixed ports: the command must say so and exit 2.
-        expect(await exited).toBe(2);
-        expect(output).toMatch(
-          /^legacy-metrics-api: (?:\S+server\.toml: listen\.http\[0\]: )?cannot listen on 127\.0\.0\.1:\d+/m
-        );
-        return;
-      }
-      expect(output).toContain(
-        'legacy metrics API: http://127.0.0.1:8088/api/metrics (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)\n'
-      );
-      const res = await fetch('http://127.0.0.1:8088/api/metrics');
-      expect(res.status).toBe(200);
-      child.kill('SIGINT');
-      expect(await exited).toBe(0);
-      expect(output).toContain('stopping');
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
 });

@@ -13,9 +13,9 @@ import {
   type MeterProviderWithLegacyApi,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
 import {
+  describeWithClients,
   INSTALL_HINT,
   requireCommand,
-  requireLinkedLibraries,
   start,
   stop,
   temporaryDirectory,
@@ -32,7 +32,6 @@ import {
 
 const HOSTNAME = 'legacy-poller';
 const INSTANCE = 'messaging';
-const CURL_JSON = '/usr/lib/collectd/curl_json.so';
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'collectd.conf');
 /** curl_json keys of a legacy deployment: one per line of its `<URL>` block. */
 const LEGACY_KEYS = [
@@ -128,7 +127,10 @@ function writtenValues(dir: string): Map<string, number[]> {
 
 type LegacyMap = Record<string, Record<string, number>>;
 
-describe('collectd curl_json polling the legacy API', () => {
+/** The real collectd with curl_json, or a line saying it is not installed. */
+const describeCollectd = describeWithClients('collectd');
+
+describeCollectd('collectd curl_json polling the legacy API', () => {
   let telemetry: MeterProviderWithLegacyApi | undefined;
   let server: LegacyMetricsServer | undefined;
   let collectd: Tracked | undefined;
@@ -139,7 +141,6 @@ describe('collectd curl_json polling the legacy API', () => {
 
   beforeAll(async () => {
     collectdPath = requireCommand('collectd', INSTALL_HINT.collectd);
-    requireLinkedLibraries(CURL_JSON, INSTALL_HINT.collectd);
 
     telemetry = await createMeterProviderWithLegacyApi({
       legacy: { hostTypes: ['localhost'] },

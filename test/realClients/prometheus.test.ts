@@ -9,6 +9,7 @@ import {
   type MeterProviderWithLegacyApi,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
 import {
+  describeWithClients,
   freePort,
   INSTALL_HINT,
   requireCommand,
@@ -72,7 +73,10 @@ interface VectorSample {
   value: [number, string];
 }
 
-describe('Prometheus scraping the exporter beside the legacy API', () => {
+/** The real Prometheus and promtool, or a line saying they are not installed. */
+const describeProm = describeWithClients('prometheus', 'promtool');
+
+describeProm('Prometheus scraping the exporter beside the legacy API', () => {
   let telemetry: MeterProviderWithLegacyApi | undefined;
   let legacyServer: LegacyMetricsServer | undefined;
   let prometheus: Tracked | undefined;

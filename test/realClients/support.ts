@@ -14,12 +14,17 @@ export const INSTALL_HINT = {
 /** Where Debian installs daemons, which a non-login PATH may lack. */
 const SYSTEM_DIRECTORIES = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
 
+/** collectd's JSON poller, which links libraries that are only "Suggests" of collectd-core. */
+export const CURL_JSON = '/usr/lib/collectd/curl_json.so';
+
 /**
- * The absolute path of `command`, from PATH or the system directories. Fails, with the command
- * that installs it, when it is not there: a missing client must fail the suite, not skip it,
- * since a skipped real-client test proves nothing.
+ * When set to `1` (as `.ci/run` does), a real-client suite whose client is missing fails instead
+ * of being reported as not run, so that CI proves every client.
  */
-export function requireCommand(command: string, install: string): string {
+export const REQUIRE_CLIENTS_VARIABLE = 'LEGACY_API_REQUIRE_CLIENTS';
+
+/** The absolute path of `command` from PATH or the system directories, or undefined. */
+export function findCommand(command: string): string | undefined {
   const directories = [
     ...(process.env.PATH ?? '').split(delimiter).filter(d => d !== ''),
     ...SYSTEM_DIRECTORIES,
@@ -33,24 +38,120 @@ export function requireCommand(command: string, install: string): string {
       // Not in this directory.
     }
   }
-  throw new Error(`${command} is not installed; install it with: ${install}`);
+  return undefined;
 }
 
-/** Fails when a shared library that `file` links cannot be found (curl_json's are only "Suggests"). */
-export function requireLinkedLibraries(file: string, install: string): void {
-  const ldd = spawnSync('ldd', [file], { encoding: 'utf8' });
-  if (ldd.status !== 0)
-    throw new Error(
-      `${file} is missing or unreadable (${ldd.stderr.trim()}); install it with: ${install}`
-    );
-  const missing = ldd.stdout
-    .split('\n')
-    .filter(line => line.includes('not found'));
-  if (missing.length > 0) {
-    throw new Error(
-      `${file} cannot load ${missing.map(l => l.trim().split(' ')[0]).join(', ')}; install with: ${install}`
-    );
+/** The absolute path of `command`; throws, with the command that installs it, when it is missing. */
+export function requireCommand(command: string, install: string): string {
+  const found = findCommand(command);
+  if (found === undefined)
+    throw new Error(`${command} is not installed; install it with: ${install}`);
+  return found;
+}
+
+/**
+ * Why `file` cannot be loaded (it is missing, or a shared library it links is), or undefined when
+ * it can. Without `ldd` the libraries are not checked: collectd's own log then says what failed.
+ */
+export function missingLinkedLibraries(file: string): string | undefined {
+  try {
+    accessSync(file, constants.R_OK);
+  } catch {
+    return `${file} is missing`;
   }
+  const ldd = spawnSync('ldd', [file], { encoding: 'utf8' });
+  if (ldd.error !== undefined || ldd.status === null) return undefined;
+  if (ldd.status !== 0)
+    return `${file} cannot be loaded (${`${ldd.stderr ?? ''}${ldd.stdout ?? ''}`.trim() || `ldd exited with ${ldd.status}`})`;
+  const missing = (ldd.stdout ?? '')
+    .split('\n')
+    .filter(line => line.includes('not found'))
+    .map(line => line.trim().split(' ')[0]);
+  return missing.length > 0
+    ? `${file} cannot load ${missing.join(', ')}`
+    : undefined;
+}
+
+/** A real client a suite drives, and how to tell whether this machine has it. */
+interface RealClient {
+  /** Why it cannot run here, or undefined when it can. */
+  missing(): string | undefined;
+  readonly install: string;
+}
+
+const REAL_CLIENTS = {
+  collectd: {
+    missing: () =>
+      findCommand('collectd') === undefined
+        ? 'collectd is not installed'
+        : missingLinkedLibraries(CURL_JSON),
+    install: INSTALL_HINT.collectd,
+  },
+  prometheus: {
+    missing: () =>
+      findCommand('prometheus') === undefined
+        ? 'prometheus is not installed'
+        : undefined,
+    install: INSTALL_HINT.prometheus,
+  },
+  promtool: {
+    missing: () =>
+      findCommand('promtool') === undefined
+        ? 'promtool is not installed'
+        : undefined,
+    install: INSTALL_HINT.prometheus,
+  },
+} satisfies Record<string, RealClient>;
+
+export type RealClientName = keyof typeof REAL_CLIENTS;
+
+/**
+ * A `describe` for suites that drive `clients`: jest's own when this machine has them all.
+ * Otherwise the suite is not run and says so: one line on stderr naming the client and the
+ * command that installs it, and a skipped test with the same text. With
+ * `LEGACY_API_REQUIRE_CLIENTS=1` it fails instead, since a real-client test that did not run
+ * proves nothing.
+ */
+export function describeWithClients(
+  ...clients: RealClientName[]
+): (title: string, suite: () => void) => void {
+  return (title, suite) => describeIfPresent(clients, title, suite);
+}
+
+function describeIfPresent(
+  clients: readonly RealClientName[],
+  title: string,
+  suite: () => void
+): void {
+  const reasons = clients.flatMap(name => {
+    let reason: string | undefined;
+    try {
+      reason = REAL_CLIENTS[name].missing();
+    } catch (error) {
+      // Detection must never be what fails: report it as the reason instead.
+      reason = `${name} could not be checked (${String(error)})`;
+    }
+    return reason === undefined
+      ? []
+      : [`${reason}; install it with: ${REAL_CLIENTS[name].install}`];
+  });
+  if (reasons.length === 0) {
+    describe(title, suite);
+    return;
+  }
+  const message = `not run: ${title}: ${reasons.join('; ')}`;
+  if (process.env[REQUIRE_CLIENTS_VARIABLE] === '1') {
+    describe(title, () => {
+      it(`should find its real clients (${REQUIRE_CLIENTS_VARIABLE}=1)`, () => {
+        throw new Error(message);
+      });
+    });
+    return;
+  }
+  process.stderr.write(`${message}\n`);
+  describe(title, () => {
+    it.skip(message, () => undefined);
+  });
 }
 
 /** A fresh temporary directory, and a function that removes it. */

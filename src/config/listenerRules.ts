@@ -8,6 +8,8 @@ import { isIP } from 'node:net';
 import { ConfigError } from '../errors';
 import type { ListenerConfig } from './types';
 
+export { expectedOneOf } from '../optionValidation';
+
 /** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
 export const TLS_NOT_SUPPORTED =
   'TLS is not supported by this listener; terminate TLS in a reverse proxy';
@@ -55,62 +57,6 @@ export function shorten(rendered: string): string {
   return rendered.length <= MAX_RENDERED_LENGTH
     ? rendered
     : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
-}
-
-/**
- * `one of a, b, c (did you mean b?)`: the allowed names, and the closest one when the
- * name found looks like a typo of it.
- */
-export function expectedOneOf(
-  found: string,
-  allowed: readonly string[],
-  show: (name: string) => string = n => n
-): string {
-  const list =
-    allowed.length === 2
-      ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
-      : `one of ${allowed.map(show).join(', ')}`;
-  const guess = closestName(found, allowed);
-  return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
-}
-
-/**
- * The allowed name closest to `found`, if it is within two edits and within a third of
- * its own length (so `x` does not suggest `a`).
- */
-function closestName(
-  found: string,
-  allowed: readonly string[]
-): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const name of allowed) {
-    const distance = editDistance(found.toLowerCase(), name);
-    if (
-      distance < bestDistance &&
-      distance <= Math.min(2, Math.floor(name.length / 3))
-    ) {
-      best = name;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

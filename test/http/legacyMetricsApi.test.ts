@@ -205,8 +205,6 @@ describe.each<[Variant, string, string]>([
         'metrics/all/xmppMessageSent/extra',
         'no such resource: /metrics/all/xmppMessageSent/extra',
       ],
-      ['the prefix itself', '', 'no such resource: /'],
-      ['another word than metrics', 'users', 'no such resource: /users'],
       ['an empty inner segment', 'metrics//all', 'empty path segment'],
       [
         'the other variant',
@@ -228,6 +226,20 @@ describe.each<[Variant, string, string]>([
           error: 'not_found',
           message: message.replace('%n', noun).replace('%o', other),
         });
+      }
+    );
+
+    it.each([
+      ['the prefix itself', '/api'],
+      ['another word than metrics', '/api/users'],
+      ['a name that only starts with metrics', '/api/metricsx'],
+    ])(
+      "should leave %s to the application's not-found handler",
+      async (_case, url) => {
+        const res = await get(url);
+        expect(res.statusCode).toBe(404);
+        // fastify's own default handler, not the API's error shape.
+        expect(res.json()).toMatchObject({ statusCode: 404 });
       }
     );
 
@@ -360,15 +372,19 @@ describe('legacyMetricsApi', () => {
     const cases: Array<[object, string]> = [
       [
         {},
-        'legacyMetricsApi: reader must be a LegacyMetricsReader (got undefined)',
+        'legacyMetricsApi.reader: found nothing, expected a LegacyMetricsReader',
       ],
       [
         { reader, variant: 'hosts' },
-        'legacyMetricsApi: variant must be "host_type" or "host" (got "hosts")',
+        'legacyMetricsApi.variant: found "hosts", expected "host_type" or "host" (did you mean "host"?)',
       ],
       [
         { reader, host: '' },
-        'legacyMetricsApi: host must be a non-empty string (got "")',
+        'legacyMetricsApi.host: found "", expected a non-empty string',
+      ],
+      [
+        { reader, hots: 'x' },
+        'legacyMetricsApi.hots: found an unknown option, expected one of reader, variant, host, prefix, logLevel, logSerializers (did you mean host?)',
       ],
     ];
     for (const [options, message] of cases) {

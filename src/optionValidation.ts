@@ -238,7 +238,8 @@ function closestName(
   let bestDistance = Infinity;
   for (const name of allowed) {
     const bare = name.replace(QUOTES, '');
-    const distance = editDistance(found.toLowerCase(), bare.toLowerCase());
+    // Case and underscores aside, so `all_metrics_are_global` finds `allMetricsAreGlobal`.
+    const distance = editDistance(simplify(found), simplify(bare));
     if (
       distance < bestDistance &&
       distance <= Math.min(2, Math.floor(bare.length / 3))
@@ -251,6 +252,11 @@ function closestName(
 }
 
 const QUOTES = /^"|"$/g;
+const UNDERSCORES = /_/g;
+
+function simplify(name: string): string {
+  return name.toLowerCase().replace(UNDERSCORES, '');
+}
 
 /** Edit distance where swapping two neighbours counts as one edit (`hots` → `host`). */
 function editDistance(a: string, b: string): number {

@@ -176,7 +176,11 @@ describe('startLegacyMetricsServer', () => {
       { port: 70000 },
       'port: found 70000, expected an integer from 0 to 65535',
     ],
-    ['no port', { port: undefined }, 'port: found nothing, expected an integer from 0 to 65535'],
+    [
+      'no port',
+      { port: undefined },
+      'port: found nothing, expected an integer from 0 to 65535',
+    ],
     [
       'a relative path',
       { path: 'api' },

@@ -27,7 +27,7 @@ const ENV_KEYS = [
   'OTEL_RESOURCE_ATTRIBUTES',
 ];
 /** Never the default port 9464 in tests: a free one on loopback. */
-const LOOPBACK_ANY_PORT = { host: '127.0.0.1', port: 0 } as const;
+const LOOPBACK_ANY_PORT = { address: '127.0.0.1', port: 0 } as const;
 
 const savedEnv: Record<string, string | undefined> = {};
 let telemetry: MeterProviderWithLegacyApi | undefined;
@@ -86,7 +86,7 @@ function warnings(): string[] {
 describe('DEFAULT_METER_PROVIDER_OPTIONS', () => {
   it('should hold the documented defaults', () => {
     expect(DEFAULT_METER_PROVIDER_OPTIONS).toEqual({
-      prometheus: { host: '127.0.0.1', port: 9464, endpoint: '/metrics' },
+      prometheus: { address: '127.0.0.1', port: 9464, endpoint: '/metrics' },
       otlp: {
         enabled: 'auto',
         protocol: 'http/protobuf',
@@ -104,97 +104,101 @@ describe('createMeterProviderWithLegacyApi', () => {
   describe('options', () => {
     const notAnApp = { route: 'no' };
     it.each<[string, unknown, string]>([
-      ['null', null, 'options must be an object (got null)'],
-      ['an unknown key', { prometheous: {} }, 'unknown option prometheous'],
+      ['null', null, 'options: found null, expected an object'],
+      [
+        'an unknown key',
+        { prometheous: {} },
+        'prometheous: found an unknown option, expected one of legacy, prometheus, otlp, resource (did you mean prometheus?)',
+      ],
       [
         'an unknown Prometheus key',
         { prometheus: { path: '/x' } },
-        'unknown option prometheus.path',
+        'prometheus.path: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout',
       ],
       [
         'prometheus: true',
         { prometheus: true },
-        'prometheus must be an object or false (got true)',
+        'prometheus: found true, expected an object or false',
       ],
       [
         'a negative port',
         { prometheus: { port: -1 } },
-        'prometheus.port must be an integer from 0 to 65535 (got -1)',
+        'prometheus.port: found -1, expected an integer from 0 to 65535',
       ],
       [
         'a fractional port',
         { prometheus: { port: 9464.5 } },
-        'prometheus.port must be an integer from 0 to 65535 (got 9464.5)',
+        'prometheus.port: found 9464.5, expected an integer from 0 to 65535',
       ],
       [
-        'an empty host',
-        { prometheus: { host: '' } },
-        'prometheus.host must be a non-empty string (got "")',
+        'an empty address',
+        { prometheus: { address: '' } },
+        'prometheus.address: found "", expected a non-empty string',
       ],
       [
         'a relative endpoint',
         { prometheus: { endpoint: 'metrics' } },
-        'prometheus.endpoint must be a path starting with "/" (got "metrics")',
+        'prometheus.endpoint: found "metrics", expected a path starting with "/"',
       ],
       [
         'an app without routes',
         { prometheus: { app: notAnApp } },
-        'prometheus.app must be a fastify instance (it has no route method)',
+        'prometheus.app: found an object, expected a fastify instance',
       ],
       [
         'an app and a port',
         { prometheus: { app: { route: () => {} }, port: 1 } },
-        "prometheus.port cannot be used with prometheus.app: the app's own listener serves the route",
+        "prometheus.port: found 1, expected nothing beside prometheus.app: the app's own listener serves the route",
       ],
       [
         'otlp: false',
         { otlp: false },
-        'otlp must be an object (got false); use { enabled: false }',
+        'otlp: found false, expected an object such as { enabled: false }',
       ],
       [
         'an unknown OTLP key',
         { otlp: { endpoint: 'http://127.0.0.1:4318' } },
-        'unknown option otlp.endpoint',
+        'otlp.endpoint: found an unknown option, expected one of enabled, url, protocol, exportIntervalMillis, exportTimeoutMillis',
       ],
       [
         'otlp.enabled: "yes"',
         { otlp: { enabled: 'yes' } },
-        'otlp.enabled must be true, false or "auto" (got "yes")',
+        'otlp.enabled: found "yes", expected one of true, false, "auto"',
       ],
       [
         'a relative OTLP URL',
         { otlp: { url: '/v1/metrics' } },
-        'otlp.url must be an absolute URL (got "/v1/metrics")',
+        'otlp.url: found "/v1/metrics", expected an absolute URL',
       ],
       [
         'gRPC',
         { otlp: { protocol: 'grpc' } },
-        'otlp.protocol must be "http/protobuf" or "http/json" (got "grpc")',
+        'otlp.protocol: found "grpc", expected "http/protobuf" or "http/json"',
       ],
       [
         'a zero interval',
         { otlp: { exportIntervalMillis: 0 } },
-        'otlp.exportIntervalMillis must be a positive integer (got 0)',
+        'otlp.exportIntervalMillis: found 0, expected a positive integer',
       ],
       [
         'a timeout longer than the interval',
         { otlp: { exportIntervalMillis: 1000, exportTimeoutMillis: 2000 } },
-        'otlp.exportTimeoutMillis must not exceed otlp.exportIntervalMillis (got 2000 and 1000)',
+        'otlp.exportTimeoutMillis: found 2000, expected at most otlp.exportIntervalMillis (1000)',
       ],
       [
         'legacy options that are not an object',
         { legacy: 'x' },
-        'legacy must be an object of LegacyMetricsReader options (got "x")',
+        'legacy: found "x", expected an object of LegacyMetricsReader options',
       ],
       [
         'invalid legacy options',
         { legacy: { windowMs: -5 } },
-        'windowMs must be a positive integer (got -5)',
+        'legacy.windowMs: found -5, expected a positive integer',
       ],
       [
         'a resource that is not one',
         { resource: {} },
-        'resource must be a Resource from @opentelemetry/resources (got [object Object])',
+        'resource: found an object, expected a Resource from @opentelemetry/resources',
       ],
     ])(
       'should reject %s with an InvalidOptionError',
@@ -363,12 +367,12 @@ describe('createMeterProviderWithLegacyApi', () => {
       const port = (blocker.address() as { port: number }).port;
       try {
         const attempt = createMeterProviderWithLegacyApi({
-          prometheus: { host: '127.0.0.1', port },
+          prometheus: { address: '127.0.0.1', port },
           otlp: { enabled: false },
         });
         await expect(attempt).rejects.toThrow(ListenError);
         await expect(attempt).rejects.toThrow(
-          `cannot listen on 127.0.0.1:${port} for Prometheus: EADDRINUSE`
+          `prometheus: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
         );
       } finally {
         await new Promise(resolve => blocker.close(resolve));

@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors';
-import type { ListenerConfig } from './types';
+import { DEFAULT_LISTENER_TIMEOUTS, type ListenerConfig } from './types';
 
 export { expectedOneOf } from '../optionValidation';
 
@@ -25,7 +25,39 @@ export const EXPECTED = {
   positiveInteger: 'a positive integer',
   host: 'a non-empty string ("_" for any host)',
   path: 'a string starting with "/"',
+  timeout: 'a positive integer of milliseconds',
 } as const;
+
+/**
+ * The listener timeouts a configuration may set (extensions of the original's transport
+ * options), by their key in the file, in milliseconds.
+ */
+export const TIMEOUT_SETTINGS = {
+  request_timeout: 'requestTimeout',
+  headers_timeout: 'headersTimeout',
+  keep_alive_timeout: 'keepAliveTimeout',
+} as const;
+
+/**
+ * Rejects a headers timeout beyond the request timeout (Node refuses it): the whole request
+ * cannot take less time than its headers.
+ */
+export function checkTimeouts(
+  listener: ListenerConfig,
+  transportPlace: string,
+  file: string
+): void {
+  const { headersTimeout, requestTimeout } = listener;
+  if (headersTimeout === undefined) return;
+  const limit = requestTimeout ?? DEFAULT_LISTENER_TIMEOUTS.requestTimeout;
+  if (headersTimeout > limit) {
+    throw new ConfigError(
+      file,
+      `${transportPlace}.headers_timeout`,
+      `found ${headersTimeout}, expected at most the request timeout (${limit})`
+    );
+  }
+}
 
 /** True for an integer port, 0–65535. */
 export function isPort(value: bigint): boolean {

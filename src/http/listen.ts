@@ -8,6 +8,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
+import { DEFAULT_LISTENER_TIMEOUTS } from '../config/types';
 import { ListenError } from '../errors';
 import {
   invalidOption,
@@ -40,12 +41,7 @@ export interface ListenerTimeouts {
   keepAliveTimeout?: number;
 }
 
-/** The timeouts of every listener unless told otherwise. */
-export const DEFAULT_LISTENER_TIMEOUTS = Object.freeze({
-  requestTimeout: 10_000,
-  headersTimeout: 5_000,
-  keepAliveTimeout: 5_000,
-} satisfies Required<ListenerTimeouts>);
+export { DEFAULT_LISTENER_TIMEOUTS };
 
 /** The keys of {@link ListenerTimeouts}, for option checks. */
 export const TIMEOUT_KEYS = Object.freeze(

@@ -621,7 +621,7 @@ describe('legacyMetricsApi beside the application', () => {
       'OPTIONS, HEAD, GET',
     ]);
     // Everything else under /api is the application's catch-all.
-    for (const url of ['/api/unknown', '/api/metricsx', '/api']) {
+    for (const url of ['/api/unknown', '/api/metricsx', '/api/users/x']) {
       const res = await app.inject({ method: 'POST', url });
       expect([url, res.statusCode, res.json()]).toEqual([
         url,
@@ -629,6 +629,11 @@ describe('legacyMetricsApi beside the application', () => {
         { caughtBy: 'application', url },
       ]);
     }
+    const prefix = await app.inject('/api');
+    expect([prefix.statusCode, prefix.json()]).toEqual([
+      404,
+      { applicationNotFound: '/api' },
+    ]);
   });
 
   it('should register twice in one app, under different prefixes and variants', async () => {

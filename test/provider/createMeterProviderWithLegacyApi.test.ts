@@ -7,6 +7,8 @@ import {
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { request as httpRequest } from 'node:http';
+import { prometheusAddress } from '../../src/provider/prometheusEndpoint';
 import { createServer, type Server } from 'node:net';
 import { InvalidOptionError, ListenError } from '../../src';
 import {
@@ -17,6 +19,8 @@ import {
 } from '../../src/provider/createMeterProviderWithLegacyApi';
 
 const ENV_KEYS = [
+  'OTEL_EXPORTER_PROMETHEUS_HOST',
+  'OTEL_EXPORTER_PROMETHEUS_PORT',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
   'OTEL_EXPORTER_OTLP_PROTOCOL',
@@ -380,6 +384,95 @@ describe('createMeterProviderWithLegacyApi', () => {
     });
   });
 
+  describe('prometheus listener from the environment', () => {
+    it('should bind OTEL_EXPORTER_PROMETHEUS_HOST and OTEL_EXPORTER_PROMETHEUS_PORT when the code names none', async () => {
+      const port = await freePort();
+      process.env.OTEL_EXPORTER_PROMETHEUS_HOST = '::1';
+      process.env.OTEL_EXPORTER_PROMETHEUS_PORT = String(port);
+      telemetry = await createMeterProviderWithLegacyApi({
+        otlp: { enabled: false },
+      });
+      expect(telemetry.prometheusUrl).toBe(`http://[::1]:${port}/metrics`);
+      expect((await fetch(telemetry.prometheusUrl!)).status).toBe(200);
+    });
+
+    it('should let the code win over the environment', async () => {
+      process.env.OTEL_EXPORTER_PROMETHEUS_HOST = '::1';
+      process.env.OTEL_EXPORTER_PROMETHEUS_PORT = '1';
+      const built = await build();
+      expect(built.prometheusUrl).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/metrics$/
+      );
+      expect(built.prometheusUrl).not.toContain(':1/');
+    });
+
+    it('should warn about an invalid OTEL_EXPORTER_PROMETHEUS_PORT and use the default', () => {
+      const logged = warnings();
+      process.env.OTEL_EXPORTER_PROMETHEUS_PORT = 'ninety';
+      expect(
+        prometheusAddress({
+          app: undefined,
+          address: undefined,
+          port: undefined,
+          allowedHost: undefined,
+          endpoint: '/metrics',
+          given: {},
+        })
+      ).toEqual({ address: '127.0.0.1', port: 9464 });
+      expect(logged).toContain(
+        'OTEL_EXPORTER_PROMETHEUS_PORT must be an integer from 0 to 65535 (got "ninety"); using the default'
+      );
+    });
+  });
+
+  describe('prometheus listener hardening', () => {
+    it('should answer only loopback names in Host when bound to loopback', async () => {
+      const built = await build();
+      const url = new URL(built.prometheusUrl!);
+      const asHost = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            url,
+            { headers: { host }, timeout: 5_000 },
+            res => {
+              res.resume();
+              resolve(res.statusCode!);
+            }
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await asHost(`localhost:${url.port}`)).toBe(200);
+      expect(await asHost('attacker.example')).toBe(404);
+    });
+
+    it.each<[string, object, string]>([
+      [
+        'an unknown key',
+        { hots: 'x' },
+        'prometheus.hots: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout (did you mean host?)',
+      ],
+      [
+        'a bad timeout',
+        { keepAliveTimeout: -1 },
+        'prometheus.keepAliveTimeout: found -1, expected a positive integer',
+      ],
+    ])(
+      'should reject %s with an InvalidOptionError and bind nothing',
+      async (_case, extra, message) => {
+        const port = await freePort();
+        const attempt = createMeterProviderWithLegacyApi({
+          prometheus: { address: '127.0.0.1', port, ...extra },
+          otlp: { enabled: false },
+        });
+        await expect(attempt).rejects.toThrow(new InvalidOptionError(message));
+        await expect(
+          fetch(`http://127.0.0.1:${port}/metrics`)
+        ).rejects.toThrow();
+      }
+    );
+  });
+
   describe('prometheus mounted on a fastify app', () => {
     it('should add a GET /metrics route to the app and open no listener', async () => {
       app = Fastify();
@@ -460,3 +553,12 @@ describe('MeterProviderWithLegacyApi', () => {
     });
   });
 });
+
+/** A port nothing listens on (bound once by the system, then released). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise(resolve => probe.close(resolve));
+  return port;
+}

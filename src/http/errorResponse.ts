@@ -74,13 +74,18 @@ export function sendError(
  * A complete raw HTTP/1.1 error response for a socket whose request could not be parsed
  * (headers too large, a malformed request line, a timeout): JSON, since no Accept was read.
  */
-export function rawErrorResponse(status: number, message: string): string {
+export function rawErrorResponse(
+  status: number,
+  message: string,
+  method?: string
+): string {
   const body = jsonSerializer.error(errorCode(status), message);
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
     `content-type: ${jsonSerializer.contentType}\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n` +
     'connection: close\r\n\r\n' +
-    body
+    // The answer to HEAD has the headers of the answer to GET, and no body.
+    (method === 'HEAD' ? '' : body)
   );
 }

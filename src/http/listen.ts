@@ -16,6 +16,7 @@ import {
   positiveIntegerOption,
 } from '../optionValidation';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
+import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { rawErrorResponse, sendError } from './errorResponse';
 
 /**
@@ -127,8 +128,30 @@ export function originForm(request: IncomingMessage): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+/** The method of a request that could not be parsed, when its first bytes say. */
+const LEADING_METHOD = /^([A-Z]+) /;
+
+/**
+ * The method of the request that failed to parse: it starts after the last blank line before
+ * the failure (pipelined requests before it have no body on this API).
+ */
+function failedMethod(error: {
+  rawPacket?: unknown;
+  bytesParsed?: unknown;
+}): string | undefined {
+  const packet = error.rawPacket;
+  if (!Buffer.isBuffer(packet)) return undefined;
+  const failedAt =
+    typeof error.bytesParsed === 'number' ? error.bytesParsed : packet.length;
+  const blank = packet.lastIndexOf('\r\n\r\n', Math.max(0, failedAt - 1));
+  const start = blank < 0 || blank >= failedAt ? 0 : blank + 4;
+  return LEADING_METHOD.exec(
+    packet.subarray(start, start + 16).toString('latin1')
+  )?.[1];
+}
+
 function clientErrorHandler(
-  error: NodeJS.ErrnoException,
+  error: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown },
   socket: Socket
 ): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -139,7 +162,7 @@ function clientErrorHandler(
         : error.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'the request headers are too large']
           : [400, 'the request could not be parsed'];
-    socket.end(rawErrorResponse(status, message));
+    socket.end(rawErrorResponse(status, message, failedMethod(error)));
   }
   socket.destroy();
 }
@@ -181,6 +204,8 @@ export function createListenerApp(
     requestTimeout,
     keepAliveTimeout,
     http: {
+      // Checked below, so that the answer has our error shape.
+      requireHostHeader: false,
       headersTimeout,
       connectionsCheckingInterval: Math.min(
         TIMEOUT_CHECK_MS,
@@ -199,6 +224,29 @@ export function createListenerApp(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => {
     done(null, undefined);
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+      sendError(request, reply, 400, 'a Host header is required');
+    else done();
+  });
+  // Node's own answers to these would have no body, or no answer at all for CONNECT.
+  app.server.on('checkExpectation', (request: IncomingMessage, response) => {
+    const body = jsonSerializer.error(
+      'expectation_failed',
+      'only Expect: 100-continue is supported'
+    );
+    response.writeHead(417, {
+      'content-type': jsonSerializer.contentType,
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+  app.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => {});
+    socket.end(rawErrorResponse(501, 'CONNECT is not implemented'));
   });
   app.setNotFoundHandler((request, reply) => {
     if (EXTRA_METHODS.includes(request.method)) {

@@ -14,6 +14,7 @@ import {
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
 import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
+import { canonicalHost, LOOPBACK_HOST } from '../optionValidation';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -39,9 +40,6 @@ export interface RunningDemo {
   readonly prometheusUrl: string;
   stop(): Promise<void>;
 }
-
-/** The loopback names a handler group's `host` may use and still answer curl at 127.0.0.1. */
-const LOOPBACK_HOSTS = ['_', 'localhost', '127.0.0.1', '[::1]'];
 
 /**
  * The demo's default configuration file, named relative to the working directory when it lies
@@ -84,7 +82,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   // The one-call setup: the legacy reader, Prometheus on 127.0.0.1, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: DEMO_HOST_TYPES },
-    prometheus: { host: '127.0.0.1', port: options.prometheusPort },
+    prometheus: { address: '127.0.0.1', port: options.prometheusPort },
   });
   const legacy = await startLegacyMetricsListeners(
     telemetry.legacyReader,
@@ -148,9 +146,11 @@ function curlUrl(listener: RunningLegacyListener): string {
 /** curl commands for the demo's metrics, with a Host header when the handler group needs one. */
 function curlExamples(listener: RunningLegacyListener): string[] {
   const base = curlUrl(listener);
-  const curl = LOOPBACK_HOSTS.includes(listener.host.toLowerCase())
-    ? 'curl'
-    : `curl -H 'Host: ${listener.host}'`;
+  // Any host, or a loopback name, answers curl at 127.0.0.1 without a Host header.
+  const curl =
+    listener.host === '_' || canonicalHost(listener.host) === LOOPBACK_HOST
+      ? 'curl'
+      : `curl -H 'Host: ${listener.host}'`;
   const group = `${listener.variant}/${DEMO_HOST_TYPES[0]}`;
   return [
     `${curl} ${base}`,

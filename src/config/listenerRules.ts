@@ -8,6 +8,8 @@ import { isIP } from 'node:net';
 import { ConfigError } from '../errors';
 import { DEFAULT_LISTENER_TIMEOUTS, type ListenerConfig } from './types';
 
+import { EXPECTED_OPTION, isPort as isPortNumber } from '../optionValidation';
+
 export { expectedOneOf } from '../optionValidation';
 
 /** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
@@ -19,10 +21,10 @@ export const MAX_RENDERED_LENGTH = 60;
 
 /** What each checked value should have been, shared by both forms. */
 export const EXPECTED = {
-  port: 'an integer from 0 to 65535',
+  port: EXPECTED_OPTION.port,
   ipAddress: 'an IPv4 or IPv6 address such as "127.0.0.1" or "::1"',
   ipVersion: '4 or 6',
-  positiveInteger: 'a positive integer',
+  positiveInteger: EXPECTED_OPTION.positiveInteger,
   host: 'a non-empty string ("_" for any host)',
   path: 'a string starting with "/"',
   timeout: 'a positive integer of milliseconds',
@@ -61,7 +63,7 @@ export function checkTimeouts(
 
 /** True for an integer port, 0–65535. */
 export function isPort(value: bigint): boolean {
-  return value >= 0n && value <= 65535n;
+  return isPortNumber(Number(value));
 }
 
 /** True for a positive integer JavaScript can hold exactly. */

@@ -13,6 +13,7 @@ import {
 } from '../config/types';
 import {
   checkOptionObject,
+  EXPECTED_OPTION,
   invalidOption,
   isPlainObject,
   nonEmptyStringOption,
@@ -178,11 +179,7 @@ function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
     checkOptionObject(path, listener, LISTENER_KEYS);
     const port = portOption(optionPath(path, 'port'), listener['port']);
     if (port === undefined)
-      invalidOption(
-        optionPath(path, 'port'),
-        undefined,
-        'an integer from 0 to 65535'
-      );
+      invalidOption(optionPath(path, 'port'), undefined, EXPECTED_OPTION.port);
     const ipAddress = listener['ipAddress'];
     if (
       ipAddress !== undefined &&

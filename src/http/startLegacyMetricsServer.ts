@@ -1,15 +1,16 @@
 import { VARIANTS, type Variant } from '../attributes';
 import {
   checkOptionObject,
+  EXPECTED_OPTION,
   invalidOption,
   isLoopbackAddress,
+  LOOPBACK_HOST,
   nonEmptyStringOption,
   oneOfOption,
   portOption,
   prefixOption,
 } from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import { LOOPBACK_HOST } from '../optionValidation';
 import { ANY_HOST } from './hostConstraint';
 import {
   baseUrl,
@@ -97,7 +98,7 @@ export async function startLegacyMetricsServer(
   checkOptionObject('', options, SERVER_KEYS);
   const port = portOption('port', options.port);
   if (port === undefined)
-    invalidOption('port', undefined, 'an integer from 0 to 65535');
+    invalidOption('port', undefined, EXPECTED_OPTION.port);
   if (options.address !== undefined && options.host !== undefined) {
     invalidOption(
       'host',

@@ -17,7 +17,12 @@ import {
   listenApp,
   resolveTimeouts,
 } from '../http/listen';
-import { isLoopbackAddress, isPort, LOOPBACK_HOST } from '../optionValidation';
+import {
+  EXPECTED_OPTION,
+  isLoopbackAddress,
+  isPort,
+  LOOPBACK_HOST,
+} from '../optionValidation';
 import { fromEnv } from './otlpFromEnvironment';
 import {
   DEFAULT_METER_PROVIDER_OPTIONS,
@@ -69,7 +74,7 @@ export function prometheusAddress(prometheus: CheckedPrometheus): {
       if (isPort(value)) port = value;
       else
         diag.warn(
-          `OTEL_EXPORTER_PROMETHEUS_PORT must be an integer from 0 to 65535 (got ${JSON.stringify(raw)}); using the default`
+          `OTEL_EXPORTER_PROMETHEUS_PORT must be ${EXPECTED_OPTION.port} (got ${JSON.stringify(raw)}); using the default`
         );
     }
   }

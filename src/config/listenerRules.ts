@@ -46,7 +46,7 @@ export const TIMEOUT_SETTINGS = {
  */
 export function checkTimeouts(
   listener: ListenerConfig,
-  transportPlace: string,
+  headersTimeoutPlace: string,
   file: string
 ): void {
   const { headersTimeout, requestTimeout } = listener;
@@ -55,7 +55,7 @@ export function checkTimeouts(
   if (headersTimeout > limit) {
     throw new ConfigError(
       file,
-      `${transportPlace}.headers_timeout`,
+      headersTimeoutPlace,
       `found ${headersTimeout}, expected at most the request timeout (${limit})`
     );
   }

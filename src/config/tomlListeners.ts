@@ -185,7 +185,7 @@ class TomlListenerReader {
       place,
     };
     checkUniqueGroups(listener, this._file);
-    checkTimeouts(listener, `${place}.transport`, this._file);
+    checkTimeouts(listener, `${place}.transport.headers_timeout`, this._file);
     return listener;
   }
 

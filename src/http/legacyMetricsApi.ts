@@ -145,16 +145,8 @@ async function legacyMetricsApiPlugin(
    * Answers every method but GET, HEAD and OPTIONS before fastify reads a body: this API is
    * read-only, so a body is never parsed whatever its type and length.
    */
-  const rejectMethod = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: () => void
-  ): void => {
+  const rejectMethod = (request: FastifyRequest, reply: FastifyReply): void => {
     const method = request.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') {
-      done();
-      return;
-    }
     if (NOT_ALLOWED_METHODS.has(method)) {
       reply.header('allow', ALLOWED_METHODS);
       sendError(
@@ -229,19 +221,21 @@ async function legacyMetricsApiPlugin(
   };
 
   // The route table: the API and everything below it, for every method (405, 501 and OPTIONS
-  // are the API's own answers); nothing else under the prefix is ours.
-  const routes = ['/metrics', '/metrics/*'];
+  // are the API's own answers); nothing else under the prefix is ours. The other methods are
+  // answered in onRequest, before fastify would read a body.
+  const paths = ['/metrics', '/metrics/*'];
+  const readMethods = ['GET', 'HEAD', 'OPTIONS'];
+  const otherMethods = fastify.supportedMethods.filter(
+    method => !readMethods.includes(method)
+  );
   const constraints = hostConstraints(fastify, host);
-  for (const url of routes) {
-    const route: RouteOptions = {
-      method: fastify.supportedMethods,
-      url,
-      onRequest: rejectMethod,
-      handler,
-      exposeHeadRoute: false,
-      ...constraints,
-    };
-    fastify.route(route);
+  for (const url of paths) {
+    const routes: RouteOptions[] = [
+      { method: readMethods, url, handler },
+      { method: otherMethods, url, onRequest: rejectMethod, handler },
+    ];
+    for (const route of routes)
+      fastify.route({ ...route, exposeHeadRoute: false, ...constraints });
   }
 }
 

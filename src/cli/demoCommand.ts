@@ -13,8 +13,11 @@ import {
   startLegacyMetricsListeners,
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
-import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
-import { canonicalHost, LOOPBACK_HOST } from '../optionValidation';
+import {
+  canonicalHost,
+  isLoopbackAddress,
+  LOOPBACK_HOST,
+} from '../optionValidation';
 
 /** Where the demo listens. */
 export interface DemoOptions {

@@ -163,5 +163,3 @@ export async function startLegacyMetricsServer(
     close: started.close,
   };
 }
-
-export { isLoopbackAddress };

@@ -81,7 +81,7 @@ describe('startLegacyMetricsServer', () => {
   it('should serve under the configured path and variant, on IPv6 loopback too', async () => {
     server = await startLegacyMetricsServer(rig.reader, {
       port: 0,
-      host: '::1',
+      address: '::1',
       path: '/legacy/',
       variant: 'host',
     });
@@ -140,7 +140,7 @@ describe('startLegacyMetricsServer', () => {
     try {
       server = await startLegacyMetricsServer(rig.reader, {
         port: 0,
-        host: '0.0.0.0',
+        address: '0.0.0.0',
       });
     } finally {
       diag.disable();

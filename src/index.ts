@@ -46,6 +46,8 @@ export type {
   LegacyMetricsServerOptions,
 } from './http/startLegacyMetricsServer';
 export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
+export { DEFAULT_LISTENER_TIMEOUTS } from './http/listen';
+export type { ListenerTimeouts } from './http/listen';
 export type {
   LegacyMetricsListeners,
   LegacyMetricsListenersOptions,

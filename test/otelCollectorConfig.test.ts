@@ -146,7 +146,7 @@ describe('otel-collector.yaml', () => {
       c.static_configs.flatMap(s => s.targets)
     );
     expect(targets).toContain(
-      `${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.host}:${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.port}`
+      `${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.address}:${DEFAULT_METER_PROVIDER_OPTIONS.prometheus.port}`
     );
     expect(scrape![1].exporters).toEqual(
       expect.arrayContaining(['prometheus'])

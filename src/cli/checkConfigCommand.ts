@@ -9,7 +9,7 @@ import {
   METRICS_HANDLER,
   servesMetrics,
 } from '../http/startLegacyMetricsListeners';
-import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
+import { isLoopbackAddress, normalizePrefix } from '../optionValidation';
 
 /** Host names that answer as one, as the legacy API's Host routing treats them. */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -94,10 +94,7 @@ function describeAddress(listener: ListenerConfig): string {
 }
 
 function describeGroup(group: HandlerGroupConfig): string[] {
-  const prefix =
-    group.path.length > 1 && group.path.endsWith('/')
-      ? group.path.slice(0, -1)
-      : group.path;
+  const prefix = normalizePrefix(group.path);
   const api = `${prefix === '/' ? '' : prefix}/metrics`;
   return [
     `  handler group (${group.place})`,

@@ -12,7 +12,11 @@ import {
   startLegacyMetricsListeners,
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
-import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
+import {
+  canonicalHost,
+  isLoopbackAddress,
+  LOOPBACK_HOST,
+} from '../optionValidation';
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from './packageInfo';
 
@@ -25,7 +29,7 @@ export interface DemoOptions {
    * `false` for none.
    * @default {} (the setup's defaults and the OTEL_EXPORTER_PROMETHEUS_* variables)
    */
-  prometheus?: Pick<PrometheusEndpointOptions, 'host' | 'port'> | false;
+  prometheus?: Pick<PrometheusEndpointOptions, 'address' | 'port'> | false;
   /** Where to print what is going on. */
   out: (line: string) => void;
 }
@@ -50,9 +54,6 @@ export interface RunningDemo {
    */
   stop(): Promise<void>;
 }
-
-/** The loopback names a handler group's `host` may use and still answer curl at 127.0.0.1. */
-const LOOPBACK_HOSTS = ['_', 'localhost', '127.0.0.1', '[::1]'];
 
 /**
  * The demo's default configuration file, named relative to the working directory when it lies
@@ -143,9 +144,11 @@ function curlUrl(listener: RunningLegacyListener): string {
 /** curl commands for the demo's metrics, with a Host header when the handler group needs one. */
 function curlExamples(listener: RunningLegacyListener): string[] {
   const base = curlUrl(listener);
-  const curl = LOOPBACK_HOSTS.includes(listener.host.toLowerCase())
-    ? 'curl'
-    : `curl -H 'Host: ${listener.host}'`;
+  // Any host, or a loopback name, answers curl at 127.0.0.1 without a Host header.
+  const curl =
+    listener.host === '_' || canonicalHost(listener.host) === LOOPBACK_HOST
+      ? 'curl'
+      : `curl -H 'Host: ${listener.host}'`;
   const group = `${listener.variant}/${DEMO_HOST_TYPES[0]}`;
   return [
     `${curl} ${base}`,

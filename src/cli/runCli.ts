@@ -52,7 +52,7 @@ const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus
 
 Runs a simulated messaging server for two host types. It serves the legacy metrics API on the
 listeners of the messaging server configuration FILE and Prometheus on
-http://${PROMETHEUS_DEFAULTS.host}:${PROMETHEUS_DEFAULTS.port}${PROMETHEUS_DEFAULTS.endpoint} until interrupted. On SIGINT (Ctrl-C) or SIGTERM it
+http://${PROMETHEUS_DEFAULTS.address}:${PROMETHEUS_DEFAULTS.port}${PROMETHEUS_DEFAULTS.endpoint} until interrupted. On SIGINT (Ctrl-C) or SIGTERM it
 stops accepting, lets requests in flight finish (at most ${DEFAULT_DEMO_OPTIONS.graceMs / 1000} s), flushes and exits 0;
 a second signal exits at once.
 
@@ -62,7 +62,7 @@ Options:
   --prometheus-port PORT    The Prometheus exporter's port; 0 picks a free one (default:
                             OTEL_EXPORTER_PROMETHEUS_PORT, else ${PROMETHEUS_DEFAULTS.port})
   --prometheus-host ADDRESS The address it binds (default: OTEL_EXPORTER_PROMETHEUS_HOST,
-                            else ${PROMETHEUS_DEFAULTS.host})
+                            else ${PROMETHEUS_DEFAULTS.address})
   --no-prometheus           No Prometheus exporter
   -h, --help                Show this help`;
 
@@ -126,7 +126,7 @@ function prometheusOption(
       `demo: found --prometheus-port ${JSON.stringify(port)}, expected an integer from 0 to 65535`
     );
   return {
-    ...(host === undefined ? {} : { host }),
+    ...(host === undefined ? {} : { address: host }),
     ...(port === undefined ? {} : { port: Number(port) }),
   };
 }

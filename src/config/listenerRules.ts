@@ -6,7 +6,11 @@
  */
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors';
-import type { ListenerConfig } from './types';
+import { DEFAULT_LISTENER_TIMEOUTS, type ListenerConfig } from './types';
+
+import { EXPECTED_OPTION, isPort as isPortNumber } from '../optionValidation';
+
+export { expectedOneOf } from '../optionValidation';
 
 /** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
 export const TLS_NOT_SUPPORTED =
@@ -17,17 +21,49 @@ export const MAX_RENDERED_LENGTH = 60;
 
 /** What each checked value should have been, shared by both forms. */
 export const EXPECTED = {
-  port: 'an integer from 0 to 65535',
+  port: EXPECTED_OPTION.port,
   ipAddress: 'an IPv4 or IPv6 address such as "127.0.0.1" or "::1"',
   ipVersion: '4 or 6',
-  positiveInteger: 'a positive integer',
+  positiveInteger: EXPECTED_OPTION.positiveInteger,
   host: 'a non-empty string ("_" for any host)',
   path: 'a string starting with "/"',
+  timeout: 'a positive integer of milliseconds',
 } as const;
+
+/**
+ * The listener timeouts a configuration may set (extensions of the original's transport
+ * options), by their key in the file, in milliseconds.
+ */
+export const TIMEOUT_SETTINGS = {
+  request_timeout: 'requestTimeout',
+  headers_timeout: 'headersTimeout',
+  keep_alive_timeout: 'keepAliveTimeout',
+} as const;
+
+/**
+ * Rejects a headers timeout beyond the request timeout (Node refuses it): the whole request
+ * cannot take less time than its headers.
+ */
+export function checkTimeouts(
+  listener: ListenerConfig,
+  headersTimeoutPlace: string,
+  file: string
+): void {
+  const { headersTimeout, requestTimeout } = listener;
+  if (headersTimeout === undefined) return;
+  const limit = requestTimeout ?? DEFAULT_LISTENER_TIMEOUTS.requestTimeout;
+  if (headersTimeout > limit) {
+    throw new ConfigError(
+      file,
+      headersTimeoutPlace,
+      `found ${headersTimeout}, expected at most the request timeout (${limit})`
+    );
+  }
+}
 
 /** True for an integer port, 0–65535. */
 export function isPort(value: bigint): boolean {
-  return value >= 0n && value <= 65535n;
+  return isPortNumber(Number(value));
 }
 
 /** True for a positive integer JavaScript can hold exactly. */
@@ -55,62 +91,6 @@ export function shorten(rendered: string): string {
   return rendered.length <= MAX_RENDERED_LENGTH
     ? rendered
     : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
-}
-
-/**
- * `one of a, b, c (did you mean b?)`: the allowed names, and the closest one when the
- * name found looks like a typo of it.
- */
-export function expectedOneOf(
-  found: string,
-  allowed: readonly string[],
-  show: (name: string) => string = n => n
-): string {
-  const list =
-    allowed.length === 2
-      ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
-      : `one of ${allowed.map(show).join(', ')}`;
-  const guess = closestName(found, allowed);
-  return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
-}
-
-/**
- * The allowed name closest to `found`, if it is within two edits and within a third of
- * its own length (so `x` does not suggest `a`).
- */
-function closestName(
-  found: string,
-  allowed: readonly string[]
-): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const name of allowed) {
-    const distance = editDistance(found.toLowerCase(), name);
-    if (
-      distance < bestDistance &&
-      distance <= Math.min(2, Math.floor(name.length / 3))
-    ) {
-      best = name;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

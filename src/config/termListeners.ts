@@ -18,6 +18,8 @@ import {
   isPositiveCount,
   shorten,
   TLS_NOT_SUPPORTED,
+  TIMEOUT_SETTINGS,
+  checkTimeouts,
 } from './listenerRules';
 import {
   parseTerms,
@@ -43,7 +45,11 @@ const LISTENER_OPTIONS = [
   'protocol_options',
   'modules',
 ];
-const TRANSPORT_OPTIONS = ['num_acceptors', 'max_connections'];
+const TRANSPORT_OPTIONS = [
+  'num_acceptors',
+  'max_connections',
+  ...Object.keys(TIMEOUT_SETTINGS),
+];
 const GROUP_OPTIONS = ['handlers', 'variant'];
 const MODULE_ENTRY_SHAPES =
   '{Host, Path, Module}, {Host, Path, Module, Options} or {Host, Path, Options}';
@@ -178,7 +184,15 @@ class TermListenerReader {
       ),
       place: placeOf(entry),
     };
+    for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
+      const node = valueOf(settings.get(key));
+      if (node !== undefined)
+        listener[field] = this._count(node, key, 0, false);
+    }
     checkUniqueGroups(listener, this._file);
+    const headersTimeout = settings.get('headers_timeout');
+    if (headersTimeout !== undefined)
+      checkTimeouts(listener, placeOf(headersTimeout), this._file);
     return listener;
   }
 

@@ -22,6 +22,8 @@ import {
   isPositiveCount,
   shorten,
   TLS_NOT_SUPPORTED,
+  TIMEOUT_SETTINGS,
+  checkTimeouts,
 } from './listenerRules';
 import {
   CONFIG_DEFAULTS,
@@ -45,7 +47,11 @@ const LISTENER_KEYS = [
 ];
 /** Listener keys the original accepted that mean nothing here: accepted, not read. */
 const IGNORED_LISTENER_KEYS = ['proto', 'hibernate_after', 'protocol'];
-const TRANSPORT_KEYS = ['num_acceptors', 'max_connections'];
+const TRANSPORT_KEYS = [
+  'num_acceptors',
+  'max_connections',
+  ...Object.keys(TIMEOUT_SETTINGS),
+];
 const GROUP_KEYS = ['host', 'path', 'handlers', 'variant'];
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 const ERROR_PREFIX = /^Invalid TOML document: /;
@@ -122,6 +128,10 @@ class TomlListenerReader {
     const ipAddress = this._ipAddress(table, place);
     const ipVersion = this._ipVersion(table, place, ipAddress);
 
+    const timeouts: Pick<
+      ListenerConfig,
+      'requestTimeout' | 'headersTimeout' | 'keepAliveTimeout'
+    > = {};
     let numAcceptors: number = CONFIG_DEFAULTS.numAcceptors;
     let maxConnections: number = CONFIG_DEFAULTS.maxConnections;
     const transport = table['transport'];
@@ -148,6 +158,17 @@ class TomlListenerReader {
               `${EXPECTED.positiveInteger} or "infinity"`,
               maxConnections
             );
+      for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
+        if (transport[key] === undefined) continue;
+        timeouts[field] = this._integer(
+          transport,
+          transportPlace,
+          key,
+          isPositiveCount,
+          EXPECTED.timeout,
+          undefined
+        );
+      }
     }
 
     const listener: ListenerConfig = {
@@ -156,6 +177,7 @@ class TomlListenerReader {
       ipVersion,
       numAcceptors,
       maxConnections,
+      ...timeouts,
       handlerGroups: this._readGroups(
         (table['handlers'] as TomlTable)['service_api'],
         `${place}.handlers.service_api`
@@ -163,6 +185,7 @@ class TomlListenerReader {
       place,
     };
     checkUniqueGroups(listener, this._file);
+    checkTimeouts(listener, `${place}.transport.headers_timeout`, this._file);
     return listener;
   }
 

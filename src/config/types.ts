@@ -33,6 +33,20 @@ export const CONFIG_DEFAULTS = {
   handlers: readonly string[];
 };
 
+/**
+ * The timeouts of every listener (configured, standalone and Prometheus) unless told otherwise,
+ * in milliseconds. A request to a metrics endpoint is a few hundred bytes, so these are seconds,
+ * not the minutes a general web server allows.
+ */
+export const DEFAULT_LISTENER_TIMEOUTS = Object.freeze({
+  /** The longest a whole request (headers and any body) may take to arrive. */
+  requestTimeout: 10_000,
+  /** The longest the headers may take to arrive. */
+  headersTimeout: 5_000,
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeout: 5_000,
+});
+
 /** One handler group (`[[listen.http.handlers.service_api]]` or a `modules` entry). */
 export interface HandlerGroupConfig {
   /** The host the request's Host header must name; `"_"` matches any host. */
@@ -78,6 +92,22 @@ export interface ListenerConfig {
    * @default 1024
    */
   maxConnections: number;
+  /**
+   * Milliseconds a whole request may take to arrive (TOML `transport.request_timeout`, an
+   * extension of the original configuration).
+   * @default undefined (the listener default, DEFAULT_LISTENER_TIMEOUTS.requestTimeout)
+   */
+  requestTimeout?: number;
+  /**
+   * Milliseconds the headers may take to arrive (`transport.headers_timeout`); at most the request timeout.
+   * @default undefined (DEFAULT_LISTENER_TIMEOUTS.headersTimeout)
+   */
+  headersTimeout?: number;
+  /**
+   * Milliseconds an idle keep-alive connection stays open (`transport.keep_alive_timeout`).
+   * @default undefined (DEFAULT_LISTENER_TIMEOUTS.keepAliveTimeout)
+   */
+  keepAliveTimeout?: number;
   /** The handler groups, in file order (never empty). */
   handlerGroups: HandlerGroupConfig[];
   /** Where it was defined: `listen.http[0]` or `line 3, column 5`. */

@@ -4,14 +4,19 @@ import type {
   FastifyRequest,
   RouteOptions,
 } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { VARIANTS, type Variant } from '../attributes';
-import { negotiate, type LegacyFormat } from './contentNegotiation';
-import { InvalidOptionError } from '../errors';
-import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import type { LegacySerializer } from '../snapshot/serializer';
+import {
+  checkOptionObject,
+  invalidOption,
+  nonEmptyStringOption,
+  oneOfOption,
+} from '../optionValidation';
 import type { LegacyResponse, Snapshot } from '../snapshot/Snapshot';
-import { xmlSerializer } from '../snapshot/xmlSerializer';
+import { negotiate, type LegacyFormat } from './contentNegotiation';
+import { SERIALIZERS, sendError } from './errorResponse';
+import { ANY_HOST, hostConstraints } from './hostConstraint';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions {
@@ -25,52 +30,39 @@ export interface LegacyMetricsApiOptions {
   variant?: Variant;
   /**
    * Serve only requests whose Host header names this host (port ignored, case-insensitive),
-   * as the original's handler `host` did. `_` matches any host; `localhost`, `127.0.0.1`
-   * and `[::1]` count as the same loopback name.
+   * as the original's handler `host` did. `_` matches any host; every loopback name and address
+   * (`localhost`, `127.0.0.1`, `[::1]`) counts as the same host. Other requests fall through
+   * to the application's not-found handler.
    * @default '_'
    */
   host?: string;
 }
 
+/** The plugin's option keys, with those fastify itself gives every plugin. */
+const PLUGIN_OPTION_KEYS = [
+  'reader',
+  'variant',
+  'host',
+  'prefix',
+  'logLevel',
+  'logSerializers',
+];
+
 /** The original's `allow` header, in its exact order. */
 export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
 /** Methods the original answered with 405; every other method not allowed gets 501. */
 const NOT_ALLOWED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const SERIALIZERS: Record<'json' | 'xml', LegacySerializer> = {
-  json: jsonSerializer,
-  xml: xmlSerializer,
-};
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /**
  * The most Accept headers, and the most URLs per snapshot and format, whose outcome a plugin
  * remembers. Pollers send the same few, so a request costs a lookup; arbitrary ones (query
  * strings are ignored, so URLs are unbounded) must not grow memory.
  */
 const MEMO_LIMIT = 256;
-const REGEX_SPECIALS = /[.*+?^${}()|[\]\\]/g;
-
-/** The host constraint of a handler's `host` setting, or undefined when it matches any host. */
-export function hostMatcher(host: string): RegExp | undefined {
-  if (host === '_') return undefined;
-  const lower = host.toLowerCase();
-  const names = LOOPBACK_NAMES.includes(lower) ? LOOPBACK_NAMES : [lower];
-  return new RegExp(
-    `^(?:${names.map(n => n.replace(REGEX_SPECIALS, '\\$&')).join('|')})(?::\\d+)?$`,
-    'i'
-  );
-}
-
-function sendError(
-  reply: FastifyReply,
-  status: number,
-  code: string,
-  message: string
-): void {
-  void reply
-    .code(status)
-    .header('content-type', jsonSerializer.contentType)
-    .send(Buffer.from(jsonSerializer.error(code, message)));
-}
+/** Why a reader that is not serving answers 503. */
+const UNAVAILABLE = {
+  unregistered: 'the reader is not registered on a MeterProvider',
+  shutdown: 'the reader is shut down',
+} as const;
 
 /**
  * Splits the path below the prefix into percent-decoded segments. A trailing slash is ignored;
@@ -99,35 +91,32 @@ export function pathSegments(
   return segments;
 }
 
-/**
- * A fastify plugin that serves a {@link LegacyMetricsReader} as the legacy read-only JSON metrics
- * API: register it with a `prefix` (usually `/api`) and the API lives at `<prefix>/metrics`.
- * Not wrapped in fastify-plugin, so that `prefix` applies.
- */
-export async function legacyMetricsApi(
+function validatePluginOptions(options: unknown): {
+  reader: LegacyMetricsReader;
+  variant: Variant;
+  host: string;
+} {
+  checkOptionObject('legacyMetricsApi', options, PLUGIN_OPTION_KEYS);
+  const { reader } = options;
+  if (!(reader instanceof LegacyMetricsReader))
+    invalidOption('legacyMetricsApi.reader', reader, 'a LegacyMetricsReader');
+  return {
+    reader,
+    variant: oneOfOption(
+      'legacyMetricsApi.variant',
+      options.variant,
+      VARIANTS,
+      'host_type'
+    ),
+    host: nonEmptyStringOption('legacyMetricsApi.host', options.host, ANY_HOST),
+  };
+}
+
+async function legacyMetricsApiPlugin(
   fastify: FastifyInstance,
   options: LegacyMetricsApiOptions
 ): Promise<void> {
-  const {
-    reader,
-    variant = 'host_type',
-    host = '_',
-  } = options ?? ({} as LegacyMetricsApiOptions);
-  if (!(reader instanceof LegacyMetricsReader)) {
-    throw new InvalidOptionError(
-      `legacyMetricsApi: reader must be a LegacyMetricsReader (got ${typeof reader})`
-    );
-  }
-  if (!VARIANTS.includes(variant)) {
-    throw new InvalidOptionError(
-      `legacyMetricsApi: variant must be "host_type" or "host" (got ${JSON.stringify(variant)})`
-    );
-  }
-  if (typeof host !== 'string' || host === '') {
-    throw new InvalidOptionError(
-      `legacyMetricsApi: host must be a non-empty string (got ${JSON.stringify(host)})`
-    );
-  }
+  const { reader, variant, host } = validatePluginOptions(options);
   const prefixLength = fastify.prefix.length;
 
   const negotiated = new Map<
@@ -152,38 +141,42 @@ export async function legacyMetricsApi(
     xml: new Map(),
   };
 
-  const handler = (request: FastifyRequest, reply: FastifyReply): void => {
+  /**
+   * Answers every method but GET, HEAD and OPTIONS before fastify reads a body: this API is
+   * read-only, so a body is never parsed whatever its type and length.
+   */
+  const rejectMethod = (request: FastifyRequest, reply: FastifyReply): void => {
     const method = request.method;
-    if (method === 'OPTIONS') {
-      void reply.code(200).header('allow', ALLOWED_METHODS).send();
-      return;
+    if (NOT_ALLOWED_METHODS.has(method)) {
+      reply.header('allow', ALLOWED_METHODS);
+      sendError(
+        request,
+        reply,
+        405,
+        `${method} is not allowed; allowed: ${ALLOWED_METHODS}`
+      );
+    } else {
+      sendError(request, reply, 501, `${method} is not implemented`);
     }
-    if (method !== 'GET' && method !== 'HEAD') {
-      if (NOT_ALLOWED_METHODS.has(method)) {
-        reply.header('allow', ALLOWED_METHODS);
-        sendError(
-          reply,
-          405,
-          'method_not_allowed',
-          `${method} is not allowed; allowed: ${ALLOWED_METHODS}`
-        );
-      } else {
-        sendError(
-          reply,
-          501,
-          'not_implemented',
-          `${method} is not implemented`
-        );
-      }
+  };
+
+  const handler = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (request.method === 'OPTIONS') {
+      void reply.code(200).header('allow', ALLOWED_METHODS).send();
       return;
     }
     const format = negotiateMemo(request.headers.accept);
     if (format === 'malformed') {
-      sendError(reply, 400, 'bad_request', 'malformed Accept header');
+      sendError(request, reply, 400, 'malformed Accept header', 'json');
       return;
     }
     if (format === 'not-acceptable') {
       void reply.code(406).header('vary', 'Accept').send();
+      return;
+    }
+    const status = reader.status;
+    if (status !== 'serving') {
+      sendError(request, reply, 503, UNAVAILABLE[status], format);
       return;
     }
     const serializer = SERIALIZERS[format];
@@ -199,10 +192,11 @@ export async function legacyMetricsApi(
       const segments = pathSegments(url, prefixLength);
       if (segments === null) {
         sendError(
+          request,
           reply,
           400,
-          'bad_request',
-          'malformed percent-encoding in the path'
+          'malformed percent-encoding in the path',
+          format
         );
         return;
       }
@@ -226,14 +220,37 @@ export async function legacyMetricsApi(
       .send(response.body);
   };
 
-  const matcher = hostMatcher(host);
-  const route = (url: string): RouteOptions => ({
-    method: fastify.supportedMethods,
-    url,
-    handler,
-    exposeHeadRoute: false,
-    ...(matcher === undefined ? {} : { constraints: { host: matcher } }),
-  });
-  fastify.route(route('/'));
-  fastify.route(route('/*'));
+  // The route table: the API and everything below it, for every method (405, 501 and OPTIONS
+  // are the API's own answers); nothing else under the prefix is ours. The other methods are
+  // answered in onRequest, before fastify would read a body.
+  const paths = ['/metrics', '/metrics/*'];
+  const readMethods = ['GET', 'HEAD', 'OPTIONS'];
+  const otherMethods = fastify.supportedMethods.filter(
+    method => !readMethods.includes(method)
+  );
+  const constraints = hostConstraints(fastify, host);
+  for (const url of paths) {
+    const routes: RouteOptions[] = [
+      { method: readMethods, url, handler },
+      { method: otherMethods, url, onRequest: rejectMethod, handler },
+    ];
+    for (const route of routes)
+      fastify.route({ ...route, exposeHeadRoute: false, ...constraints });
+  }
 }
+
+/**
+ * A fastify plugin that serves a {@link LegacyMetricsReader} as the legacy read-only JSON metrics
+ * API: register it with a `prefix` (usually `/api`) and the API lives at `<prefix>/metrics`.
+ * It claims only `<prefix>/metrics` and what lies below it, so the application's own routes,
+ * hooks and not-found handler under the same prefix stay the application's. It keeps its own
+ * encapsulation context (so `prefix` applies) and may be registered several times.
+ *
+ * Until the reader is registered on a MeterProvider, and once it is shut down, the API answers
+ * 503 with the error body.
+ */
+export const legacyMetricsApi = fastifyPlugin(legacyMetricsApiPlugin, {
+  fastify: '5.x',
+  name: 'otel-legacy-metrics-api',
+  encapsulate: true,
+});

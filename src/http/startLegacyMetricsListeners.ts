@@ -4,12 +4,33 @@
  * that lists `service_api_metrics`.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Variant } from '../attributes';
-import type { ListenerConfig } from '../config/types';
-import { InvalidOptionError } from '../errors';
-import { createLegacyMetricsApp, type LegacyMount } from './legacyMetricsApp';
+import { isIP } from 'node:net';
+import { VARIANTS, type Variant } from '../attributes';
+import {
+  CONFIG_DEFAULTS,
+  type LegacyApiConfig,
+  type ListenerConfig,
+} from '../config/types';
+import {
+  checkOptionObject,
+  EXPECTED_OPTION,
+  invalidOption,
+  isPlainObject,
+  nonEmptyStringOption,
+  oneOfOption,
+  optionPath,
+  portOption,
+  prefixOption,
+} from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import { baseUrl, listenApp, validatePath } from './startLegacyMetricsServer';
+import { createLegacyMetricsApp } from './legacyMetricsApp';
+import {
+  baseUrl,
+  listenApp,
+  resolveTimeouts,
+  TIMEOUT_KEYS,
+  type ListenerSettings,
+} from './listen';
 
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
@@ -19,7 +40,7 @@ export interface LegacyMetricsListenersOptions {
   /**
    * The configuration file the listeners come from, named at the start of a
    * {@link ListenError}'s message (`examples/server.toml: listen.http[0]: cannot listen on …`).
-   * @default undefined (messages start with the listener's place)
+   * @default the `file` of a configuration passed whole; otherwise undefined (messages start with the listener's place)
    */
   file?: string;
 }
@@ -57,6 +78,23 @@ export interface LegacyMetricsListeners {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
+/** One handler group to serve, validated. */
+export interface GroupPlan {
+  readonly path: string;
+  readonly variant: Variant;
+  readonly host: string;
+  readonly place: string;
+}
+
+/** One listener to start, validated: the common ground of the server and the configured listeners. */
+export interface ListenerPlan extends ListenerSettings {
+  readonly address: string;
+  readonly port: number;
+  readonly groups: readonly GroupPlan[];
+  /** Where the listener is defined, at the start of a ListenError's message; '' for none. */
+  readonly place: string;
+}
+
 /**
  * The address a listener binds: the file's `ip_address`, or loopback of its IP version. The
  * original bound every interface by default; the API has no authentication, so this does not.
@@ -72,29 +110,171 @@ export function servesMetrics(group: { handlers: readonly string[] }): boolean {
   return group.handlers.includes(METRICS_HANDLER);
 }
 
+const LISTENER_KEYS = [
+  'port',
+  'ipAddress',
+  'ipVersion',
+  'numAcceptors',
+  'maxConnections',
+  'handlerGroups',
+  'place',
+  ...TIMEOUT_KEYS,
+];
+const GROUP_KEYS = ['host', 'path', 'variant', 'handlers', 'place'];
+const CONFIG_KEYS = ['file', 'format', 'listeners'];
+
 /**
- * Starts one HTTP listener per entry of `listeners` (as {@link loadLegacyApiConfig} returns them),
- * serving the legacy API of `reader` at every handler group that lists `service_api_metrics`:
- * under the group's `path`, to requests whose Host header matches its `host`, in its `variant`.
- * Requests that match no group get a JSON 404.
+ * Starts one HTTP listener per entry of `config` (what {@link loadLegacyApiConfig} returns, or
+ * its `listeners`), serving the legacy API of `reader` at every handler group that lists
+ * `service_api_metrics`: under the group's `path`, to requests whose Host header matches its
+ * `host`, in its `variant`. Requests that match no group get our 404.
  *
  * `maxConnections` becomes the server's `maxConnections`: Node closes sockets beyond it at once
  * (the original's Ranch left them waiting in the accept queue). `numAcceptors` has no effect:
  * Node accepts connections in one loop. A listener without `ipAddress` binds loopback; any
- * other address logs a warning through the OpenTelemetry diagnostic logger.
+ * other address gives the `LEGACY_API_EXPOSED` warning. Each listener has the request, headers
+ * and keep-alive timeouts of {@link DEFAULT_LISTENER_TIMEOUTS} unless its settings say otherwise.
  *
  * @returns once every listener listens
- * @throws InvalidOptionError when `listeners` is not a list of listener settings
+ * @throws InvalidOptionError when a setting is invalid (naming it, e.g. `listeners[1].port`),
+ *   before anything is bound
  * @throws ListenError when an address cannot be bound; the listeners already started are
  *   closed first
  */
 export async function startLegacyMetricsListeners(
   reader: LegacyMetricsReader,
-  listeners: readonly ListenerConfig[],
+  config: LegacyApiConfig | readonly ListenerConfig[],
   options: LegacyMetricsListenersOptions = {}
 ): Promise<LegacyMetricsListeners> {
-  validateListeners(listeners);
-  const file = options.file;
+  const { listeners, file } = resolveConfig(config, options);
+  return startListeners(reader, planListeners(listeners), file);
+}
+
+function resolveConfig(
+  config: unknown,
+  options: unknown
+): { listeners: readonly unknown[]; file: string | undefined } {
+  checkOptionObject('options', options ?? {}, ['file']);
+  const file = nonEmptyStringOption(
+    'options.file',
+    (options as LegacyMetricsListenersOptions | undefined)?.file
+  );
+  if (Array.isArray(config)) return { listeners: config, file };
+  if (isPlainObject(config) && Array.isArray(config['listeners'])) {
+    checkOptionObject('config', config, CONFIG_KEYS);
+    return {
+      listeners: config['listeners'] as unknown[],
+      file:
+        file ??
+        (typeof config['file'] === 'string' ? config['file'] : undefined),
+    };
+  }
+  return invalidOption(
+    'config',
+    config,
+    'a configuration from loadLegacyApiConfig or an array of listener settings'
+  );
+}
+
+/** Validates every listener, so that an invalid one is reported before any is bound. */
+function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
+  return listeners.map((listener, index) => {
+    const path = optionPath('listeners', index);
+    checkOptionObject(path, listener, LISTENER_KEYS);
+    const port = portOption(optionPath(path, 'port'), listener['port']);
+    if (port === undefined)
+      invalidOption(optionPath(path, 'port'), undefined, EXPECTED_OPTION.port);
+    const ipAddress = listener['ipAddress'];
+    if (
+      ipAddress !== undefined &&
+      (typeof ipAddress !== 'string' || isIP(ipAddress) === 0)
+    ) {
+      invalidOption(
+        optionPath(path, 'ipAddress'),
+        ipAddress,
+        'an IPv4 or IPv6 address'
+      );
+    }
+    const ipVersion = oneOfOption(
+      optionPath(path, 'ipVersion'),
+      listener['ipVersion'],
+      [4, 6] as const,
+      ipAddress === undefined ? 4 : (isIP(ipAddress) as 4 | 6)
+    );
+    const maxConnections =
+      listener['maxConnections'] ?? CONFIG_DEFAULTS.maxConnections;
+    if (
+      typeof maxConnections !== 'number' ||
+      !(maxConnections >= 1) ||
+      !(Number.isSafeInteger(maxConnections) || maxConnections === Infinity)
+    ) {
+      invalidOption(
+        optionPath(path, 'maxConnections'),
+        maxConnections,
+        'a positive integer or Infinity'
+      );
+    }
+    const groups = listener['handlerGroups'];
+    if (!Array.isArray(groups))
+      invalidOption(optionPath(path, 'handlerGroups'), groups, 'an array');
+    const place = listener['place'];
+    return {
+      address: listenerAddress({ ipAddress, ipVersion }),
+      port,
+      maxConnections,
+      timeouts: resolveTimeouts(path, listener),
+      groups: planGroups(groups, optionPath(path, 'handlerGroups')),
+      place: typeof place === 'string' ? place : path,
+    };
+  });
+}
+
+function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
+  const plans: GroupPlan[] = [];
+  groups.forEach((group, index) => {
+    const path = optionPath(base, index);
+    checkOptionObject(path, group, GROUP_KEYS);
+    const handlers = group['handlers'];
+    if (
+      !Array.isArray(handlers) ||
+      !handlers.every(name => typeof name === 'string')
+    )
+      invalidOption(
+        optionPath(path, 'handlers'),
+        handlers,
+        'an array of handler names'
+      );
+    const plan = {
+      path: prefixOption(optionPath(path, 'path'), group['path']),
+      variant: oneOfOption(
+        optionPath(path, 'variant'),
+        group['variant'],
+        VARIANTS,
+        CONFIG_DEFAULTS.variant
+      ),
+      host: nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
+      place: typeof group['place'] === 'string' ? group['place'] : path,
+    };
+    if (plan.host === '')
+      invalidOption(
+        optionPath(path, 'host'),
+        undefined,
+        'a non-empty string ("_" for any host)'
+      );
+    if (servesMetrics({ handlers: handlers as string[] })) plans.push(plan);
+  });
+  return plans;
+}
+
+/**
+ * Starts validated listeners one after the other; when one cannot bind, those already started
+ * are closed and the {@link ListenError} is thrown.
+ */
+export async function startListeners(
+  reader: LegacyMetricsReader,
+  plans: readonly ListenerPlan[],
+  file: string | undefined
+): Promise<LegacyMetricsListeners> {
   const apps: FastifyInstance[] = [];
   const running: RunningLegacyListener[] = [];
   let closing: Promise<void> | undefined;
@@ -104,34 +284,23 @@ export async function startLegacyMetricsListeners(
     ).then(() => undefined));
 
   try {
-    for (const [index, listener] of listeners.entries()) {
-      const groups = listener.handlerGroups
-        .filter(servesMetrics)
-        .map(group => ({
-          ...group,
-          path: validatePath(group.path, `${group.place}.path`),
-        }));
-      const mounts: LegacyMount[] = groups.map(({ path, variant, host }) => ({
-        path,
-        variant,
-        host,
-      }));
-      const app = createLegacyMetricsApp(reader, mounts, {
-        maxConnections: listener.maxConnections,
-      });
+    for (const plan of plans) {
+      const app = createLegacyMetricsApp(reader, plan.groups, plan);
       apps.push(app);
-      // Plugin option errors surface here, apart from the bind errors below.
-      await app.ready();
-      const place = listener.place ?? `listeners[${index}]`;
-      const where = file === undefined ? place : `${file}: ${place}`;
+      const where =
+        file === undefined
+          ? plan.place
+          : plan.place === ''
+            ? file
+            : `${file}: ${plan.place}`;
       const { address, port } = await listenApp(
         app,
-        listenerAddress(listener),
-        listener.port,
+        plan.address,
+        plan.port,
         where
       );
       const url = baseUrl(address, port);
-      for (const group of groups) {
+      for (const group of plan.groups) {
         running.push({
           url,
           metricsUrl: `${url}${group.path === '/' ? '' : group.path}/metrics`,
@@ -140,7 +309,7 @@ export async function startLegacyMetricsListeners(
           host: group.host,
           address,
           port,
-          maxConnections: listener.maxConnections,
+          maxConnections: plan.maxConnections,
           place: group.place,
         });
       }
@@ -150,42 +319,6 @@ export async function startLegacyMetricsListeners(
     throw error;
   }
   return { listeners: running, close };
-}
-
-function validateListeners(listeners: readonly ListenerConfig[]): void {
-  if (!Array.isArray(listeners)) {
-    throw new InvalidOptionError(
-      `listeners must be an array of listener settings (got ${typeof listeners})`
-    );
-  }
-  listeners.forEach((listener, index) => {
-    const port = (listener as Partial<ListenerConfig> | undefined)?.port;
-    if (
-      typeof port !== 'number' ||
-      !Number.isInteger(port) ||
-      port < 0 ||
-      port > 65535
-    ) {
-      throw new InvalidOptionError(
-        `listeners[${index}].port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`
-      );
-    }
-    const maxConnections = listener.maxConnections;
-    if (
-      typeof maxConnections !== 'number' ||
-      !(maxConnections >= 1) ||
-      !(Number.isInteger(maxConnections) || maxConnections === Infinity)
-    ) {
-      throw new InvalidOptionError(
-        `listeners[${index}].maxConnections must be a positive integer or Infinity (got ${JSON.stringify(maxConnections)})`
-      );
-    }
-    if (!Array.isArray(listener.handlerGroups)) {
-      throw new InvalidOptionError(
-        `listeners[${index}].handlerGroups must be an array (got ${typeof listener.handlerGroups})`
-      );
-    }
-  });
 }
 
 /**

@@ -1,141 +1,165 @@
-import { diag } from '@opentelemetry/api';
-import type { FastifyInstance } from 'fastify';
-import { isIP } from 'node:net';
-import type { Variant } from '../attributes';
-import { InvalidOptionError, ListenError } from '../errors';
-import { createLegacyMetricsApp } from './legacyMetricsApp';
+import { VARIANTS, type Variant } from '../attributes';
+import {
+  checkOptionObject,
+  EXPECTED_OPTION,
+  invalidOption,
+  isLoopbackAddress,
+  LOOPBACK_HOST,
+  nonEmptyStringOption,
+  oneOfOption,
+  portOption,
+  prefixOption,
+} from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import { ANY_HOST } from './hostConstraint';
+import {
+  baseUrl,
+  resolveTimeouts,
+  TIMEOUT_KEYS,
+  type ListenerTimeouts,
+} from './listen';
+import { startListeners } from './startLegacyMetricsListeners';
 
 /** Options of {@link startLegacyMetricsServer}. */
-export interface LegacyMetricsServerOptions {
+export interface LegacyMetricsServerOptions extends ListenerTimeouts {
   /** The TCP port; 0 picks a free one. */
   port: number;
   /**
    * The address to bind. The API has no authentication, so it binds loopback unless told otherwise.
    * @default '127.0.0.1'
    */
+  address?: string;
+  /**
+   * The address to bind.
+   * @deprecated Use `address`; `host` names the Host header everywhere else. Removed in the next release.
+   */
   host?: string;
+  /**
+   * The Host header requests must name (port ignored, case-insensitive; every loopback name and
+   * address counts as one); `_` answers any Host. Other requests get the same 404 as an unknown
+   * path. Bound to loopback, the server answers only loopback names, so that a web page cannot
+   * read the metrics through DNS rebinding.
+   * @default 'localhost' when `address` is loopback, else '_'
+   */
+  allowedHost?: string;
   /** @default '/api' */
   path?: string;
   /** @default 'host_type' */
   variant?: Variant;
+  /**
+   * Connections beyond this are closed at once.
+   * @default Infinity
+   */
+  maxConnections?: number;
 }
 
 /** A running listener. */
 export interface LegacyMetricsServer {
   /** The listener's base URL, e.g. `http://127.0.0.1:8088`. */
   readonly url: string;
+  /** The address actually bound, e.g. `127.0.0.1`. */
+  readonly address: string;
+  /** The port actually bound (the system's choice for port 0). */
+  readonly port: number;
   /** Stops listening and closes open connections. Idempotent. */
   close(): Promise<void>;
 }
 
+/** The defaults of {@link LegacyMetricsServerOptions}. */
 export const DEFAULT_SERVER_OPTIONS = Object.freeze({
-  host: '127.0.0.1',
+  address: '127.0.0.1',
   path: '/api',
   variant: 'host_type' as Variant,
+  maxConnections: Infinity,
 });
 
-const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
-/** Whether binding `address` keeps the API on this machine. */
-export function isLoopbackAddress(address: string): boolean {
-  return LOOPBACK.test(address);
-}
-
-/** The base URL for a bound address and port. */
-export function baseUrl(address: string, port: number): string {
-  return isIP(address) === 6
-    ? `http://[${address}]:${port}`
-    : `http://${address}:${port}`;
-}
-
-export function validatePath(path: unknown, what: string): string {
-  if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new InvalidOptionError(
-      `${what} must be a string starting with "/" (got ${JSON.stringify(path)})`
-    );
-  }
-  // fastify prefixes carry no trailing slash.
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-/** Warns, once per listener, that the API has no authentication when it is reachable from elsewhere. */
-export function warnIfExposed(address: string, port: number): void {
-  if (isLoopbackAddress(address)) return;
-  diag.warn(
-    `legacy metrics API bound to ${address}:${port}: it has no authentication, so anyone who can reach ` +
-      'this address can read every metric; bind to loopback or restrict access with a firewall'
-  );
-}
-
-/** `127.0.0.1:8088`, `[::1]:8088`. */
-export function hostPort(address: string, port: number): string {
-  return isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
-}
+const SERVER_KEYS = [
+  'port',
+  'address',
+  'host',
+  'allowedHost',
+  'path',
+  'variant',
+  'maxConnections',
+  ...TIMEOUT_KEYS,
+];
 
 /**
- * Binds `app` and resolves to the address and port actually bound, after warning when that is
- * beyond loopback. A bind failure becomes a {@link ListenError} whose message starts with `where`.
- */
-export async function listenApp(
-  app: FastifyInstance,
-  host: string,
-  port: number,
-  where: string
-): Promise<{ address: string; port: number }> {
-  try {
-    await app.listen({ port, host });
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ListenError(
-      `${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(host, port)}: ${reason}`
-    );
-  }
-  const address = app.server.address();
-  const bound =
-    typeof address === 'object' && address !== null
-      ? { address: address.address, port: address.port }
-      : { address: host, port };
-  warnIfExposed(bound.address, bound.port);
-  return bound;
-}
-
-/**
- * Starts a standalone HTTP listener serving the legacy API of `reader` at `<path>/metrics`.
- * Resolves once it listens; rejects with a {@link ListenError} when the address cannot be bound.
+ * Starts a standalone HTTP listener serving the legacy API of `reader` at `<path>/metrics`:
+ * one listener with one handler group, started the same way as {@link startLegacyMetricsListeners}.
+ * Resolves once it listens.
+ * @throws InvalidOptionError when an option is invalid, before anything is bound
+ * @throws ListenError when the address cannot be bound
  */
 export async function startLegacyMetricsServer(
   reader: LegacyMetricsReader,
   options: LegacyMetricsServerOptions
 ): Promise<LegacyMetricsServer> {
-  const port = options?.port;
-  if (
-    typeof port !== 'number' ||
-    !Number.isInteger(port) ||
-    port < 0 ||
-    port > 65535
-  ) {
-    throw new InvalidOptionError(
-      `port must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`
+  checkOptionObject('', options, SERVER_KEYS);
+  const port = portOption('port', options.port);
+  if (port === undefined)
+    invalidOption('port', undefined, EXPECTED_OPTION.port);
+  if (options.address !== undefined && options.host !== undefined) {
+    invalidOption(
+      'host',
+      options.host,
+      'nothing beside address (host is the deprecated name of address)'
     );
   }
-  const host = options.host ?? DEFAULT_SERVER_OPTIONS.host;
-  const path = validatePath(
-    options.path ?? DEFAULT_SERVER_OPTIONS.path,
-    'path'
+  const address = nonEmptyStringOption(
+    options.address === undefined && options.host !== undefined
+      ? 'host'
+      : 'address',
+    options.address ?? options.host,
+    DEFAULT_SERVER_OPTIONS.address
   );
-  const variant = options.variant ?? DEFAULT_SERVER_OPTIONS.variant;
-  const app = createLegacyMetricsApp(reader, [{ path, variant, host: '_' }]);
-  const bound = await listenApp(app, host, port, '').catch(
-    async (error: unknown) => {
-      await app.close();
-      throw error;
-    }
+  const allowedHost = nonEmptyStringOption(
+    'allowedHost',
+    options.allowedHost,
+    isLoopbackAddress(address) ? LOOPBACK_HOST : ANY_HOST
   );
-  let closing: Promise<void> | undefined;
+  const maxConnections =
+    options.maxConnections ?? DEFAULT_SERVER_OPTIONS.maxConnections;
+  if (
+    typeof maxConnections !== 'number' ||
+    !(maxConnections >= 1) ||
+    !(Number.isSafeInteger(maxConnections) || maxConnections === Infinity)
+  )
+    invalidOption(
+      'maxConnections',
+      maxConnections,
+      'a positive integer or Infinity'
+    );
+  const group = {
+    path: prefixOption('path', options.path, DEFAULT_SERVER_OPTIONS.path),
+    variant: oneOfOption(
+      'variant',
+      options.variant,
+      VARIANTS,
+      DEFAULT_SERVER_OPTIONS.variant
+    ),
+    host: allowedHost,
+    place: '',
+  };
+  const started = await startListeners(
+    reader,
+    [
+      {
+        address,
+        port,
+        maxConnections,
+        timeouts: resolveTimeouts('', options as Record<string, unknown>),
+        groups: [group],
+        place: '',
+      },
+    ],
+    undefined
+  );
+  const listener = started.listeners[0]!;
   return {
-    url: baseUrl(bound.address, bound.port),
-    close: () => (closing ??= app.close()),
+    url: baseUrl(listener.address, listener.port),
+    address: listener.address,
+    port: listener.port,
+    close: started.close,
   };
 }

@@ -42,6 +42,7 @@ export class LegacyMetricsReader extends MetricReader {
   private _tickInFlight: Promise<void> | undefined;
   private _stopped = false;
   private readonly _warnings = new WarnOnce();
+  private _registered = false;
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -76,12 +77,22 @@ export class LegacyMetricsReader extends MetricReader {
     return this._snapshot;
   }
 
+  /**
+   * Whether the legacy API can serve this reader: `unregistered` until the SDK hands it its
+   * metric producer, `serving` from then on, `shutdown` once shutdown began.
+   */
+  get status(): 'unregistered' | 'serving' | 'shutdown' {
+    if (this._stopped) return 'shutdown';
+    return this._registered ? 'serving' : 'unregistered';
+  }
+
   /** How many legacy series the reader holds. */
   get seriesCount(): number {
     return this._store.seriesCount;
   }
 
   protected override onInitialized(): void {
+    this._registered = true;
     this._schedule();
   }
 

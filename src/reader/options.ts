@@ -1,5 +1,13 @@
 import type { Attributes } from '@opentelemetry/api';
-import { InvalidOptionError } from '../errors';
+import {
+  booleanOption,
+  checkOptionObject,
+  functionOption,
+  invalidOption,
+  nonEmptyStringOption,
+  optionPath,
+  positiveIntegerOption,
+} from '../optionValidation';
 
 /**
  * Renames a series for the legacy API, or drops it by returning `undefined`.
@@ -89,7 +97,7 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   histogramMaxBuckets: 160,
 } as const);
 
-const KNOWN_OPTIONS = new Set([
+const KNOWN_OPTIONS = [
   'hostTypes',
   'hosts',
   'allMetricsAreGlobal',
@@ -99,136 +107,74 @@ const KNOWN_OPTIONS = new Set([
   'cardinalityLimit',
   'histogramMaxBuckets',
   'now',
-]);
+];
 
-/** Options that users of similar libraries reach for, with the name this package uses. */
-const RENAMED_OPTIONS: Record<string, string> = {
-  host_types: 'hostTypes',
-  all_metrics_are_global: 'allMetricsAreGlobal',
-  window: 'windowMs',
-  slot: 'slotMs',
-};
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return 'an array';
-  return String(value);
-}
-
-function positiveInteger(
-  name: string,
-  value: unknown,
-  fallback: number
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOptionError(
-      `${name} must be a positive integer (got ${describe(value)})`
-    );
-  }
-  return value;
-}
-
-function nameList(name: string, value: unknown): readonly string[] | undefined {
+function nameList(path: string, value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value))
-    throw new InvalidOptionError(
-      `${name} must be an array of strings (got ${describe(value)})`
-    );
+    invalidOption(path, value, 'an array of non-empty strings');
   const seen = new Set<string>();
   value.forEach((item: unknown, index) => {
-    if (typeof item !== 'string' || item === '') {
-      throw new InvalidOptionError(
-        `${name}[${index}] must be a non-empty string (got ${describe(item)})`
-      );
-    }
-    if (seen.has(item))
-      throw new InvalidOptionError(
-        `${name}[${index}] repeats ${JSON.stringify(item)}`
-      );
-    seen.add(item);
+    const itemPath = optionPath(path, index);
+    nonEmptyStringOption(itemPath, item);
+    if (seen.has(item as string))
+      invalidOption(itemPath, item, 'each name once');
+    seen.add(item as string);
   });
   return Object.freeze([...(value as string[])]);
 }
 
-/** Validates the options once, up front, and applies the defaults. Never writes into `options`. */
+/**
+ * Validates the options once, up front, and applies the defaults. Never writes into `options`.
+ * @param path where the options sit, for messages (`legacy` gives `legacy.windowMs`)
+ */
 export function resolveReaderOptions(
-  options: LegacyMetricsReaderOptions = {}
+  options: LegacyMetricsReaderOptions = {},
+  path = ''
 ): ResolvedReaderOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(
-      `options must be an object (got ${describe(options)})`
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (KNOWN_OPTIONS.has(key)) continue;
-    const hint =
-      RENAMED_OPTIONS[key] === undefined
-        ? ''
-        : `; did you mean ${RENAMED_OPTIONS[key]}?`;
-    throw new InvalidOptionError(`unknown option ${key}${hint}`);
-  }
-  const slotMs = positiveInteger(
-    'slotMs',
+  const at = (key: string): string => optionPath(path, key);
+  checkOptionObject(path, options, KNOWN_OPTIONS);
+  const slotMs = positiveIntegerOption(
+    at('slotMs'),
     options.slotMs,
     DEFAULT_READER_OPTIONS.slotMs
   );
-  const windowMs = positiveInteger(
-    'windowMs',
+  const windowMs = positiveIntegerOption(
+    at('windowMs'),
     options.windowMs,
     DEFAULT_READER_OPTIONS.windowMs
   );
-  if (windowMs % slotMs !== 0) {
-    throw new InvalidOptionError(
-      `windowMs must be a multiple of slotMs (got windowMs ${windowMs}, slotMs ${slotMs})`
-    );
-  }
-  const allMetricsAreGlobal =
-    options.allMetricsAreGlobal ?? DEFAULT_READER_OPTIONS.allMetricsAreGlobal;
-  if (typeof allMetricsAreGlobal !== 'boolean') {
-    throw new InvalidOptionError(
-      `allMetricsAreGlobal must be a boolean (got ${describe(allMetricsAreGlobal)})`
-    );
-  }
-  if (
-    options.legacyName !== undefined &&
-    typeof options.legacyName !== 'function'
-  ) {
-    throw new InvalidOptionError(
-      `legacyName must be a function (got ${describe(options.legacyName)})`
-    );
-  }
-  if (options.now !== undefined && typeof options.now !== 'function') {
-    throw new InvalidOptionError(
-      `now must be a function (got ${describe(options.now)})`
-    );
-  }
-  const histogramMaxBuckets = positiveInteger(
-    'histogramMaxBuckets',
+  if (windowMs % slotMs !== 0)
+    invalidOption(at('windowMs'), windowMs, `a multiple of slotMs (${slotMs})`);
+  const histogramMaxBuckets = positiveIntegerOption(
+    at('histogramMaxBuckets'),
     options.histogramMaxBuckets,
     DEFAULT_READER_OPTIONS.histogramMaxBuckets
   );
-  if (histogramMaxBuckets < 2) {
-    throw new InvalidOptionError(
-      `histogramMaxBuckets must be at least 2 (got ${histogramMaxBuckets})`
-    );
-  }
+  if (histogramMaxBuckets < 2)
+    invalidOption(at('histogramMaxBuckets'), histogramMaxBuckets, 'at least 2');
   return Object.freeze({
     hostTypes:
-      nameList('hostTypes', options.hostTypes) ??
+      nameList(at('hostTypes'), options.hostTypes) ??
       DEFAULT_READER_OPTIONS.hostTypes,
-    hosts: nameList('hosts', options.hosts),
-    allMetricsAreGlobal,
+    hosts: nameList(at('hosts'), options.hosts),
+    allMetricsAreGlobal: booleanOption(
+      at('allMetricsAreGlobal'),
+      options.allMetricsAreGlobal,
+      DEFAULT_READER_OPTIONS.allMetricsAreGlobal
+    ),
     windowMs,
     slotMs,
-    legacyName: options.legacyName,
-    cardinalityLimit: positiveInteger(
-      'cardinalityLimit',
+    legacyName: functionOption<LegacyNameFunction>(
+      at('legacyName'),
+      options.legacyName
+    ),
+    cardinalityLimit: positiveIntegerOption(
+      at('cardinalityLimit'),
       options.cardinalityLimit,
       DEFAULT_READER_OPTIONS.cardinalityLimit
     ),
     histogramMaxBuckets,
-    now: options.now ?? Date.now,
+    now: functionOption<() => number>(at('now'), options.now) ?? Date.now,
   });
 }

@@ -252,7 +252,7 @@ describe('startDemo', () => {
         })
       ).rejects.toThrow(
         new ListenError(
-          `cannot listen on 127.0.0.1:${portOf(blocker)} for Prometheus: EADDRINUSE`
+          `prometheus: cannot listen on 127.0.0.1:${portOf(blocker)}: EADDRINUSE`
         )
       );
       const again = createServer();

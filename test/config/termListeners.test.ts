@@ -52,6 +52,35 @@ describe('readTermListeners', () => {
       expect(read).toMatchObject({ port: 8088, ipAddress, ipVersion });
     });
 
+    it('should read the timeout extensions in transport_options, in milliseconds', () => {
+      const [read] = readTermListeners(
+        listen(
+          http(
+            '{transport_options, [{request_timeout, 3000}, {headers_timeout, 2000}, {keep_alive_timeout, 1000}]}, '
+          )
+        ),
+        'ok.cfg'
+      );
+      expect(read).toMatchObject({
+        requestTimeout: 3000,
+        headersTimeout: 2000,
+        keepAliveTimeout: 1000,
+      });
+    });
+
+    it('should refuse a headers timeout beyond the request timeout', () => {
+      expect(() =>
+        readTermListeners(
+          listen(
+            http(
+              '{transport_options, [{request_timeout, 1000}, {headers_timeout, 2000}]}, '
+            )
+          ),
+          'bad.cfg'
+        )
+      ).toThrow(/found 2000, expected at most the request timeout \(1000\)$/);
+    });
+
     it.each([
       ['{max_connections, infinity}, ', 100, Infinity],
       ['{max_connections, 10}, {num_acceptors, 5}, ', 5, 10],
@@ -262,7 +291,7 @@ describe('readTermListeners', () => {
       [
         'an unknown transport option',
         listen(http('{transport_options, [{backlog, 10}]}, ')),
-        'line 2, column 45: found unknown option backlog in transport_options, expected num_acceptors or max_connections',
+        'line 2, column 45: found unknown option backlog in transport_options, expected one of num_acceptors, max_connections, request_timeout, headers_timeout, keep_alive_timeout',
       ],
       [
         'transport_options that are not a list',

@@ -64,6 +64,20 @@ describe('readTomlListeners', () => {
       expect(read!.maxConnections).toBe(Infinity);
     });
 
+    it('should read the timeout extensions under transport, in milliseconds', () => {
+      const [read] = readTomlListeners(
+        listener(
+          'port = 8088\ntransport.request_timeout = 3000\ntransport.headers_timeout = 2000\ntransport.keep_alive_timeout = 1000'
+        ),
+        'ok.toml'
+      );
+      expect(read).toMatchObject({
+        requestTimeout: 3000,
+        headersTimeout: 2000,
+        keepAliveTimeout: 1000,
+      });
+    });
+
     it('should accept and ignore the listener keys that mean nothing here', () => {
       const settings =
         'port = 8088\nproto = "tcp"\nhibernate_after = 5000\nprotocol.compress = true';
@@ -167,6 +181,23 @@ describe('readTomlListeners', () => {
         'listen.http[0].transport.max_connections: found 0, expected a positive integer or "infinity"',
       ],
       [
+        'request_timeout 0',
+        listener('port = 8088\ntransport.request_timeout = 0'),
+        'listen.http[0].transport.request_timeout: found 0, expected a positive integer of milliseconds',
+      ],
+      [
+        'keep_alive_timeout "5s"',
+        listener('port = 8088\ntransport.keep_alive_timeout = "5s"'),
+        'listen.http[0].transport.keep_alive_timeout: found "5s", expected a positive integer of milliseconds',
+      ],
+      [
+        'headers_timeout beyond request_timeout',
+        listener(
+          'port = 8088\ntransport.request_timeout = 1000\ntransport.headers_timeout = 2000'
+        ),
+        'listen.http[0].transport.headers_timeout: found 2000, expected at most the request timeout (1000)',
+      ],
+      [
         'max_connections "unlimited"',
         listener('port = 8088\ntransport.max_connections = "unlimited"'),
         'listen.http[0].transport.max_connections: found "unlimited", expected a positive integer or "infinity"',
@@ -174,7 +205,7 @@ describe('readTomlListeners', () => {
       [
         'an unknown transport key',
         listener('port = 8088\ntransport.backlog = 1024'),
-        'listen.http[0].transport.backlog: found an unknown key, expected num_acceptors or max_connections',
+        'listen.http[0].transport.backlog: found an unknown key, expected one of num_acceptors, max_connections, request_timeout, headers_timeout, keep_alive_timeout',
       ],
       [
         'a transport that is not a table',

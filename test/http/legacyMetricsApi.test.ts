@@ -1,3 +1,4 @@
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { XMLValidator } from 'fast-xml-parser';
@@ -205,8 +206,6 @@ describe.each<[Variant, string, string]>([
         'metrics/all/xmppMessageSent/extra',
         'no such resource: /metrics/all/xmppMessageSent/extra',
       ],
-      ['the prefix itself', '', 'no such resource: /'],
-      ['another word than metrics', 'users', 'no such resource: /users'],
       ['an empty inner segment', 'metrics//all', 'empty path segment'],
       [
         'the other variant',
@@ -228,6 +227,20 @@ describe.each<[Variant, string, string]>([
           error: 'not_found',
           message: message.replace('%n', noun).replace('%o', other),
         });
+      }
+    );
+
+    it.each([
+      ['the prefix itself', '/api'],
+      ['another word than metrics', '/api/users'],
+      ['a name that only starts with metrics', '/api/metricsx'],
+    ])(
+      "should leave %s to the application's not-found handler",
+      async (_case, url) => {
+        const res = await get(url);
+        expect(res.statusCode).toBe(404);
+        // fastify's own default handler, not the API's error shape.
+        expect(res.json()).toMatchObject({ statusCode: 404 });
       }
     );
 
@@ -360,15 +373,19 @@ describe('legacyMetricsApi', () => {
     const cases: Array<[object, string]> = [
       [
         {},
-        'legacyMetricsApi: reader must be a LegacyMetricsReader (got undefined)',
+        'legacyMetricsApi.reader: found nothing, expected a LegacyMetricsReader',
       ],
       [
         { reader, variant: 'hosts' },
-        'legacyMetricsApi: variant must be "host_type" or "host" (got "hosts")',
+        'legacyMetricsApi.variant: found "hosts", expected "host_type" or "host" (did you mean "host"?)',
       ],
       [
         { reader, host: '' },
-        'legacyMetricsApi: host must be a non-empty string (got "")',
+        'legacyMetricsApi.host: found "", expected a non-empty string',
+      ],
+      [
+        { reader, hots: 'x' },
+        'legacyMetricsApi.hots: found an unknown option, expected one of reader, variant, host, prefix, logLevel, logSerializers (did you mean host?)',
       ],
     ];
     for (const [options, message] of cases) {
@@ -521,5 +538,181 @@ describe('pathSegments', () => {
     ['/api/metrics/%zz', null],
   ])('should split %s', (url, expected) => {
     expect(pathSegments(url, '/api'.length)).toEqual(expected);
+  });
+});
+
+describe('legacyMetricsApi beside the application', () => {
+  let rig: Rig;
+  let app: FastifyInstance | undefined;
+
+  beforeEach(async () => {
+    rig = createRig({ hostTypes: ['localhost'] });
+    await recordTraffic(rig);
+  });
+
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await rig.close();
+  });
+
+  /** An application with its own users API, catch-all, root route, hook and not-found handler under /api. */
+  async function applicationWith(catchAll: boolean): Promise<FastifyInstance> {
+    const application = Fastify();
+    application.addHook('onRequest', async (_request, reply) => {
+      reply.header('x-app-hook', 'yes');
+    });
+    application.get('/api/users', async () => ({ users: ['alice'] }));
+    application.post('/api/users/new', async () => ({ created: true }));
+    application.get('/', async () => 'home');
+    if (catchAll)
+      application.all('/api/*', async request => ({
+        caughtBy: 'application',
+        url: request.url,
+      }));
+    application.setNotFoundHandler((request, reply) => {
+      void reply.code(404).send({ applicationNotFound: request.url });
+    });
+    await application.register(legacyMetricsApi, {
+      reader: rig.reader,
+      prefix: '/api',
+    });
+    await application.ready();
+    return application;
+  }
+
+  it("should serve the application's own routes, hooks and not-found handler under the same prefix", async () => {
+    app = await applicationWith(false);
+    const users = await app.inject('/api/users');
+    expect([
+      users.statusCode,
+      users.json(),
+      users.headers['x-app-hook'],
+    ]).toEqual([200, { users: ['alice'] }, 'yes']);
+    const created = await app.inject({ method: 'POST', url: '/api/users/new' });
+    expect([created.statusCode, created.json()]).toEqual([
+      200,
+      { created: true },
+    ]);
+    const unknown = await app.inject('/api/unknown');
+    expect([unknown.statusCode, unknown.json()]).toEqual([
+      404,
+      { applicationNotFound: '/api/unknown' },
+    ]);
+    expect((await app.inject('/')).body).toBe('home');
+  });
+
+  it('should answer with its own 404 and 405 only under <prefix>/metrics', async () => {
+    app = await applicationWith(true);
+    const listing = await app.inject('/api/metrics');
+    expect(listing.statusCode).toBe(200);
+    expect(listing.json()).toHaveProperty('host_types', [
+      'localhost',
+      'test type',
+    ]);
+    const missing = await app.inject('/api/metrics/nope');
+    expect([missing.statusCode, missing.json()]).toEqual([
+      404,
+      { error: 'not_found', message: 'no such resource: /metrics/nope' },
+    ]);
+    const post = await app.inject({ method: 'POST', url: '/api/metrics' });
+    expect([post.statusCode, post.headers.allow]).toEqual([
+      405,
+      'OPTIONS, HEAD, GET',
+    ]);
+    // Everything else under /api is the application's catch-all.
+    for (const url of ['/api/unknown', '/api/metricsx', '/api/users/x']) {
+      const res = await app.inject({ method: 'POST', url });
+      expect([url, res.statusCode, res.json()]).toEqual([
+        url,
+        200,
+        { caughtBy: 'application', url },
+      ]);
+    }
+    const prefix = await app.inject('/api');
+    expect([prefix.statusCode, prefix.json()]).toEqual([
+      404,
+      { applicationNotFound: '/api' },
+    ]);
+  });
+
+  it('should register twice in one app, under different prefixes and variants', async () => {
+    app = Fastify();
+    await app.register(legacyMetricsApi, {
+      reader: rig.reader,
+      prefix: '/api',
+    });
+    await app.register(legacyMetricsApi, {
+      reader: rig.reader,
+      prefix: '/old',
+      variant: 'host',
+    });
+    expect((await app.inject('/api/metrics')).json()).toHaveProperty(
+      'host_types'
+    );
+    expect((await app.inject('/old/metrics')).json()).toHaveProperty('hosts');
+    expect(
+      (await app.inject('/old/metrics/host/localhost/xmppMessageSent')).json()
+    ).toEqual({ metric: { count: 3, one: 3 } });
+  });
+
+  it('should not read a request body, whatever its type and length', async () => {
+    app = await applicationWith(false);
+    for (const [contentType, payload] of [
+      ['application/json', '{not json'],
+      ['text/plain', 'x'.repeat(2_000_000)],
+      ['application/x-unknown', 'x'],
+    ] as const) {
+      const res = await app.inject({
+        method: 'PUT',
+        url: '/api/metrics',
+        headers: { 'content-type': contentType },
+        payload,
+      });
+      expect([contentType, res.statusCode, res.json()]).toEqual([
+        contentType,
+        405,
+        {
+          error: 'method_not_allowed',
+          message: 'PUT is not allowed; allowed: OPTIONS, HEAD, GET',
+        },
+      ]);
+    }
+  });
+});
+
+describe('legacyMetricsApi and the reader lifecycle', () => {
+  it('should answer 503 until the reader is registered on a MeterProvider, and 503 once it is shut down', async () => {
+    const reader = new LegacyMetricsReader();
+    const app = Fastify();
+    await app.register(legacyMetricsApi, { reader, prefix: '/api' });
+    expect(reader.status).toBe('unregistered');
+    const before = await app.inject('/api/metrics');
+    expect([before.statusCode, before.json()]).toEqual([
+      503,
+      {
+        error: 'unavailable',
+        message: 'the reader is not registered on a MeterProvider',
+      },
+    ]);
+    const provider = new MeterProvider({ readers: [reader] });
+    expect(reader.status).toBe('serving');
+    expect((await app.inject('/api/metrics')).statusCode).toBe(200);
+    await provider.shutdown();
+    expect(reader.status).toBe('shutdown');
+    const after = await app.inject({
+      url: '/api/metrics/all',
+      headers: { accept: 'application/xml' },
+    });
+    expect([
+      after.statusCode,
+      after.headers['content-type'],
+      after.body,
+    ]).toEqual([
+      503,
+      'application/xml',
+      "<error code='unavailable' message='the reader is shut down'/>",
+    ]);
+    await app.close();
   });
 });

@@ -499,22 +499,120 @@ describe('startLegacyMetricsListeners', () => {
   });
 
   it.each([
-    [{}, 'listeners must be an array of listener settings (got object)'],
+    [
+      {},
+      'config: found an object, expected a configuration from loadLegacyApiConfig or an array of listener settings',
+    ],
     [
       [{ port: -1 }],
-      'listeners[0].port must be an integer from 0 to 65535 (got -1)',
+      'listeners[0].port: found -1, expected an integer from 0 to 65535',
     ],
     [
       [{ port: 0, maxConnections: 0, handlerGroups: [] }],
-      'listeners[0].maxConnections must be a positive integer or Infinity (got 0)',
+      'listeners[0].maxConnections: found 0, expected a positive integer or Infinity',
     ],
     [
       [{ port: 0, maxConnections: 10 }],
-      'listeners[0].handlerGroups must be an array (got undefined)',
+      'listeners[0].handlerGroups: found nothing, expected an array',
     ],
   ])('should reject %j', async (listeners, message) => {
     await expect(
       startLegacyMetricsListeners(rig.reader, listeners as never)
     ).rejects.toThrow(new InvalidOptionError(message));
   });
+
+  it('should accept what loadLegacyApiConfig returns, and name its file in a ListenError', async () => {
+    const text = toml('', '    host = "_"\n    path = "/api"');
+    const config = parseLegacyApiConfig(text, 'server.toml');
+    running = await startLegacyMetricsListeners(rig.reader, config);
+    const { metricsUrl, port } = running.listeners[0]!;
+    expect((await exchange(metricsUrl)).status).toBe(200);
+    const taken = parseLegacyApiConfig(
+      text.replace(/port = 0/, `port = ${port}`),
+      'server.toml'
+    );
+    await expect(
+      startLegacyMetricsListeners(rig.reader, taken)
+    ).rejects.toThrow(
+      `server.toml: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
+    );
+  });
+
+  it.each<[string, (port: number) => unknown, string]>([
+    [
+      'a bad variant in the second listener',
+      port => [
+        listenerAt(port),
+        { ...listenerAt(0), handlerGroups: [{ ...group(), variant: 'hosts' }] },
+      ],
+      'listeners[1].handlerGroups[0].variant: found "hosts", expected "host_type" or "host" (did you mean "host"?)',
+    ],
+    [
+      'an unknown key',
+      port => [{ ...listenerAt(port), hots: 'x' }],
+      'listeners[0].hots: found an unknown option, expected one of port, ipAddress, ipVersion, numAcceptors, maxConnections, handlerGroups, place, requestTimeout, headersTimeout, keepAliveTimeout',
+    ],
+    [
+      'a bad path in the second listener',
+      port => [
+        listenerAt(port),
+        { ...listenerAt(0), handlerGroups: [{ ...group(), path: 'api' }] },
+      ],
+      'listeners[1].handlerGroups[0].path: found "api", expected a string starting with "/"',
+    ],
+    [
+      'a bad port in the second listener',
+      port => [listenerAt(port), listenerAt(65536)],
+      'listeners[1].port: found 65536, expected an integer from 0 to 65535',
+    ],
+    [
+      'a headers timeout beyond the request timeout',
+      port => [
+        { ...listenerAt(port), requestTimeout: 1000, headersTimeout: 2000 },
+      ],
+      'listeners[0].headersTimeout: found 2000, expected at most requestTimeout (1000)',
+    ],
+  ])(
+    'should reject %s with an InvalidOptionError before binding anything',
+    async (_case, listeners, message) => {
+      const port = await freePort();
+      await expect(
+        startLegacyMetricsListeners(rig.reader, listeners(port) as never)
+      ).rejects.toThrow(new InvalidOptionError(message));
+      await expect(
+        exchange(`http://127.0.0.1:${port}/api/metrics`)
+      ).rejects.toThrow(/ECONNREFUSED/);
+    }
+  );
 });
+
+function group() {
+  return {
+    host: '_',
+    path: '/api',
+    variant: 'host_type',
+    handlers: ['service_api_metrics'],
+    place: 'test',
+  };
+}
+
+function listenerAt(port: number) {
+  return {
+    port,
+    ipAddress: '127.0.0.1',
+    ipVersion: 4,
+    numAcceptors: 100,
+    maxConnections: 10,
+    handlerGroups: [group()],
+    place: 'test',
+  };
+}
+
+/** A port nothing listens on (bound once by the system, then released). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise(resolve => probe.close(resolve));
+  return port;
+}

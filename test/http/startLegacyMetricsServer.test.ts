@@ -81,7 +81,7 @@ describe('startLegacyMetricsServer', () => {
   it('should serve under the configured path and variant, on IPv6 loopback too', async () => {
     server = await startLegacyMetricsServer(rig.reader, {
       port: 0,
-      host: '::1',
+      address: '::1',
       path: '/legacy/',
       variant: 'host',
     });
@@ -140,7 +140,7 @@ describe('startLegacyMetricsServer', () => {
     try {
       server = await startLegacyMetricsServer(rig.reader, {
         port: 0,
-        host: '0.0.0.0',
+        address: '0.0.0.0',
       });
     } finally {
       diag.disable();
@@ -165,17 +165,75 @@ describe('startLegacyMetricsServer', () => {
     );
   });
 
-  it.each([
-    [{ port: -1 }, 'port must be an integer from 0 to 65535 (got -1)'],
-    [{ port: 70000 }, 'port must be an integer from 0 to 65535 (got 70000)'],
-    [{}, 'port must be an integer from 0 to 65535 (got undefined)'],
+  it.each<[string, object, string]>([
     [
-      { port: 0, path: 'api' },
-      'path must be a string starting with "/" (got "api")',
+      'a negative port',
+      { port: -1 },
+      'port: found -1, expected an integer from 0 to 65535',
     ],
-  ])('should reject %j', async (options, message) => {
-    await expect(
-      startLegacyMetricsServer(rig.reader, options as never)
-    ).rejects.toThrow(new InvalidOptionError(message));
+    [
+      'a port too large',
+      { port: 70000 },
+      'port: found 70000, expected an integer from 0 to 65535',
+    ],
+    [
+      'no port',
+      { port: undefined },
+      'port: found nothing, expected an integer from 0 to 65535',
+    ],
+    [
+      'a relative path',
+      { path: 'api' },
+      'path: found "api", expected a string starting with "/"',
+    ],
+    [
+      'a bad variant',
+      { variant: 'hosts' },
+      'variant: found "hosts", expected "host_type" or "host" (did you mean "host"?)',
+    ],
+    [
+      'an unknown key',
+      { hots: 'x' },
+      'hots: found an unknown option, expected one of port, address, host, allowedHost, path, variant, maxConnections, requestTimeout, headersTimeout, keepAliveTimeout (did you mean host?)',
+    ],
+    [
+      'both address and its deprecated alias',
+      { address: '127.0.0.1', host: '127.0.0.1' },
+      'host: found "127.0.0.1", expected nothing beside address (host is the deprecated name of address)',
+    ],
+    [
+      'a zero request timeout',
+      { requestTimeout: 0 },
+      'requestTimeout: found 0, expected a positive integer',
+    ],
+  ])(
+    'should reject %s with an InvalidOptionError naming the option, binding nothing',
+    async (_case, options, message) => {
+      const port = await freePort();
+      await expect(
+        startLegacyMetricsServer(rig.reader, { port, ...options } as never)
+      ).rejects.toThrow(new InvalidOptionError(message));
+      await expect(
+        exchange(`http://127.0.0.1:${port}/api/metrics`)
+      ).rejects.toThrow(/ECONNREFUSED/);
+    }
+  );
+
+  it('should still bind with the deprecated host alias of address', async () => {
+    server = await startLegacyMetricsServer(rig.reader, {
+      port: 0,
+      host: '127.0.0.1',
+    });
+    expect(server.address).toBe('127.0.0.1');
+    expect((await exchange(`${server.url}/api/metrics`)).status).toBe(200);
   });
 });
+
+/** A port nothing listens on (bound once by the system, then released). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise(resolve => probe.close(resolve));
+  return port;
+}

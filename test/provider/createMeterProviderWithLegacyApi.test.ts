@@ -7,6 +7,8 @@ import {
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { request as httpRequest } from 'node:http';
+import { prometheusAddress } from '../../src/provider/prometheusEndpoint';
 import { createServer, type Server } from 'node:net';
 import { InvalidOptionError, ListenError } from '../../src';
 import {
@@ -17,6 +19,8 @@ import {
 } from '../../src/provider/createMeterProviderWithLegacyApi';
 
 const ENV_KEYS = [
+  'OTEL_EXPORTER_PROMETHEUS_HOST',
+  'OTEL_EXPORTER_PROMETHEUS_PORT',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
   'OTEL_EXPORTER_OTLP_PROTOCOL',
@@ -27,7 +31,7 @@ const ENV_KEYS = [
   'OTEL_RESOURCE_ATTRIBUTES',
 ];
 /** Never the default port 9464 in tests: a free one on loopback. */
-const LOOPBACK_ANY_PORT = { host: '127.0.0.1', port: 0 } as const;
+const LOOPBACK_ANY_PORT = { address: '127.0.0.1', port: 0 } as const;
 
 const savedEnv: Record<string, string | undefined> = {};
 let telemetry: MeterProviderWithLegacyApi | undefined;
@@ -86,7 +90,7 @@ function warnings(): string[] {
 describe('DEFAULT_METER_PROVIDER_OPTIONS', () => {
   it('should hold the documented defaults', () => {
     expect(DEFAULT_METER_PROVIDER_OPTIONS).toEqual({
-      prometheus: { host: '127.0.0.1', port: 9464, endpoint: '/metrics' },
+      prometheus: { address: '127.0.0.1', port: 9464, endpoint: '/metrics' },
       otlp: {
         enabled: 'auto',
         protocol: 'http/protobuf',
@@ -104,97 +108,101 @@ describe('createMeterProviderWithLegacyApi', () => {
   describe('options', () => {
     const notAnApp = { route: 'no' };
     it.each<[string, unknown, string]>([
-      ['null', null, 'options must be an object (got null)'],
-      ['an unknown key', { prometheous: {} }, 'unknown option prometheous'],
+      ['null', null, 'options: found null, expected an object'],
+      [
+        'an unknown key',
+        { prometheous: {} },
+        'prometheous: found an unknown option, expected one of legacy, prometheus, otlp, resource (did you mean prometheus?)',
+      ],
       [
         'an unknown Prometheus key',
         { prometheus: { path: '/x' } },
-        'unknown option prometheus.path',
+        'prometheus.path: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout',
       ],
       [
         'prometheus: true',
         { prometheus: true },
-        'prometheus must be an object or false (got true)',
+        'prometheus: found true, expected an object or false',
       ],
       [
         'a negative port',
         { prometheus: { port: -1 } },
-        'prometheus.port must be an integer from 0 to 65535 (got -1)',
+        'prometheus.port: found -1, expected an integer from 0 to 65535',
       ],
       [
         'a fractional port',
         { prometheus: { port: 9464.5 } },
-        'prometheus.port must be an integer from 0 to 65535 (got 9464.5)',
+        'prometheus.port: found 9464.5, expected an integer from 0 to 65535',
       ],
       [
-        'an empty host',
-        { prometheus: { host: '' } },
-        'prometheus.host must be a non-empty string (got "")',
+        'an empty address',
+        { prometheus: { address: '' } },
+        'prometheus.address: found "", expected a non-empty string',
       ],
       [
         'a relative endpoint',
         { prometheus: { endpoint: 'metrics' } },
-        'prometheus.endpoint must be a path starting with "/" (got "metrics")',
+        'prometheus.endpoint: found "metrics", expected a path starting with "/"',
       ],
       [
         'an app without routes',
         { prometheus: { app: notAnApp } },
-        'prometheus.app must be a fastify instance (it has no route method)',
+        'prometheus.app: found an object, expected a fastify instance',
       ],
       [
         'an app and a port',
         { prometheus: { app: { route: () => {} }, port: 1 } },
-        "prometheus.port cannot be used with prometheus.app: the app's own listener serves the route",
+        "prometheus.port: found 1, expected nothing beside prometheus.app: the app's own listener serves the route",
       ],
       [
         'otlp: false',
         { otlp: false },
-        'otlp must be an object (got false); use { enabled: false }',
+        'otlp: found false, expected an object such as { enabled: false }',
       ],
       [
         'an unknown OTLP key',
         { otlp: { endpoint: 'http://127.0.0.1:4318' } },
-        'unknown option otlp.endpoint',
+        'otlp.endpoint: found an unknown option, expected one of enabled, url, protocol, exportIntervalMillis, exportTimeoutMillis',
       ],
       [
         'otlp.enabled: "yes"',
         { otlp: { enabled: 'yes' } },
-        'otlp.enabled must be true, false or "auto" (got "yes")',
+        'otlp.enabled: found "yes", expected one of true, false, "auto"',
       ],
       [
         'a relative OTLP URL',
         { otlp: { url: '/v1/metrics' } },
-        'otlp.url must be an absolute URL (got "/v1/metrics")',
+        'otlp.url: found "/v1/metrics", expected an absolute URL',
       ],
       [
         'gRPC',
         { otlp: { protocol: 'grpc' } },
-        'otlp.protocol must be "http/protobuf" or "http/json" (got "grpc")',
+        'otlp.protocol: found "grpc", expected "http/protobuf" or "http/json"',
       ],
       [
         'a zero interval',
         { otlp: { exportIntervalMillis: 0 } },
-        'otlp.exportIntervalMillis must be a positive integer (got 0)',
+        'otlp.exportIntervalMillis: found 0, expected a positive integer',
       ],
       [
         'a timeout longer than the interval',
         { otlp: { exportIntervalMillis: 1000, exportTimeoutMillis: 2000 } },
-        'otlp.exportTimeoutMillis must not exceed otlp.exportIntervalMillis (got 2000 and 1000)',
+        'otlp.exportTimeoutMillis: found 2000, expected at most otlp.exportIntervalMillis (1000)',
       ],
       [
         'legacy options that are not an object',
         { legacy: 'x' },
-        'legacy must be an object of LegacyMetricsReader options (got "x")',
+        'legacy: found "x", expected an object of LegacyMetricsReader options',
       ],
       [
         'invalid legacy options',
         { legacy: { windowMs: -5 } },
-        'windowMs must be a positive integer (got -5)',
+        'legacy.windowMs: found -5, expected a positive integer',
       ],
       [
         'a resource that is not one',
         { resource: {} },
-        'resource must be a Resource from @opentelemetry/resources (got [object Object])',
+        'resource: found an object, expected a Resource from @opentelemetry/resources',
       ],
     ])(
       'should reject %s with an InvalidOptionError',
@@ -363,17 +371,106 @@ describe('createMeterProviderWithLegacyApi', () => {
       const port = (blocker.address() as { port: number }).port;
       try {
         const attempt = createMeterProviderWithLegacyApi({
-          prometheus: { host: '127.0.0.1', port },
+          prometheus: { address: '127.0.0.1', port },
           otlp: { enabled: false },
         });
         await expect(attempt).rejects.toThrow(ListenError);
         await expect(attempt).rejects.toThrow(
-          `cannot listen on 127.0.0.1:${port} for Prometheus: EADDRINUSE`
+          `prometheus: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
         );
       } finally {
         await new Promise(resolve => blocker.close(resolve));
       }
     });
+  });
+
+  describe('prometheus listener from the environment', () => {
+    it('should bind OTEL_EXPORTER_PROMETHEUS_HOST and OTEL_EXPORTER_PROMETHEUS_PORT when the code names none', async () => {
+      const port = await freePort();
+      process.env.OTEL_EXPORTER_PROMETHEUS_HOST = '::1';
+      process.env.OTEL_EXPORTER_PROMETHEUS_PORT = String(port);
+      telemetry = await createMeterProviderWithLegacyApi({
+        otlp: { enabled: false },
+      });
+      expect(telemetry.prometheusUrl).toBe(`http://[::1]:${port}/metrics`);
+      expect((await fetch(telemetry.prometheusUrl!)).status).toBe(200);
+    });
+
+    it('should let the code win over the environment', async () => {
+      process.env.OTEL_EXPORTER_PROMETHEUS_HOST = '::1';
+      process.env.OTEL_EXPORTER_PROMETHEUS_PORT = '1';
+      const built = await build();
+      expect(built.prometheusUrl).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/metrics$/
+      );
+      expect(built.prometheusUrl).not.toContain(':1/');
+    });
+
+    it('should warn about an invalid OTEL_EXPORTER_PROMETHEUS_PORT and use the default', () => {
+      const logged = warnings();
+      process.env.OTEL_EXPORTER_PROMETHEUS_PORT = 'ninety';
+      expect(
+        prometheusAddress({
+          app: undefined,
+          address: undefined,
+          port: undefined,
+          allowedHost: undefined,
+          endpoint: '/metrics',
+          given: {},
+        })
+      ).toEqual({ address: '127.0.0.1', port: 9464 });
+      expect(logged).toContain(
+        'OTEL_EXPORTER_PROMETHEUS_PORT must be an integer from 0 to 65535 (got "ninety"); using the default'
+      );
+    });
+  });
+
+  describe('prometheus listener hardening', () => {
+    it('should answer only loopback names in Host when bound to loopback', async () => {
+      const built = await build();
+      const url = new URL(built.prometheusUrl!);
+      const asHost = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            url,
+            { headers: { host }, timeout: 5_000 },
+            res => {
+              res.resume();
+              resolve(res.statusCode!);
+            }
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await asHost(`localhost:${url.port}`)).toBe(200);
+      expect(await asHost('attacker.example')).toBe(404);
+    });
+
+    it.each<[string, object, string]>([
+      [
+        'an unknown key',
+        { hots: 'x' },
+        'prometheus.hots: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout (did you mean host?)',
+      ],
+      [
+        'a bad timeout',
+        { keepAliveTimeout: -1 },
+        'prometheus.keepAliveTimeout: found -1, expected a positive integer',
+      ],
+    ])(
+      'should reject %s with an InvalidOptionError and bind nothing',
+      async (_case, extra, message) => {
+        const port = await freePort();
+        const attempt = createMeterProviderWithLegacyApi({
+          prometheus: { address: '127.0.0.1', port, ...extra },
+          otlp: { enabled: false },
+        });
+        await expect(attempt).rejects.toThrow(new InvalidOptionError(message));
+        await expect(
+          fetch(`http://127.0.0.1:${port}/metrics`)
+        ).rejects.toThrow();
+      }
+    );
   });
 
   describe('prometheus mounted on a fastify app', () => {
@@ -456,3 +553,12 @@ describe('MeterProviderWithLegacyApi', () => {
     });
   });
 });
+
+/** A port nothing listens on (bound once by the system, then released). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise(resolve => probe.close(resolve));
+  return port;
+}

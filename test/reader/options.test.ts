@@ -40,42 +40,48 @@ describe('resolveReaderOptions', () => {
   });
 
   it.each([
-    [{ windowMs: -5 }, 'windowMs must be a positive integer (got -5)'],
-    [{ windowMs: 1.5 }, 'windowMs must be a positive integer (got 1.5)'],
-    [{ slotMs: 0 }, 'slotMs must be a positive integer (got 0)'],
-    [{ slotMs: '1000' }, 'slotMs must be a positive integer (got "1000")'],
+    [{ windowMs: -5 }, 'windowMs: found -5, expected a positive integer'],
+    [{ windowMs: 1.5 }, 'windowMs: found 1.5, expected a positive integer'],
+    [{ slotMs: 0 }, 'slotMs: found 0, expected a positive integer'],
+    [{ slotMs: '1000' }, 'slotMs: found "1000", expected a positive integer'],
     [
       { windowMs: 1500, slotMs: 1000 },
-      'windowMs must be a multiple of slotMs (got windowMs 1500, slotMs 1000)',
+      'windowMs: found 1500, expected a multiple of slotMs (1000)',
     ],
     [
       { hostTypes: 'localhost' },
-      'hostTypes must be an array of strings (got "localhost")',
+      'hostTypes: found "localhost", expected an array of non-empty strings',
     ],
     [
       { hostTypes: ['a', ''] },
-      'hostTypes[1] must be a non-empty string (got "")',
+      'hostTypes[1]: found "", expected a non-empty string',
     ],
-    [{ hostTypes: ['a', 'a'] }, 'hostTypes[1] repeats "a"'],
-    [{ hosts: [1] }, 'hosts[0] must be a non-empty string (got 1)'],
+    [
+      { hostTypes: ['a', 'a'] },
+      'hostTypes[1]: found "a", expected each name once',
+    ],
+    [{ hosts: [1] }, 'hosts[0]: found 1, expected a non-empty string'],
     [
       { allMetricsAreGlobal: 'yes' },
-      'allMetricsAreGlobal must be a boolean (got "yes")',
+      'allMetricsAreGlobal: found "yes", expected a boolean',
     ],
-    [{ legacyName: 'x' }, 'legacyName must be a function (got "x")'],
+    [{ legacyName: 'x' }, 'legacyName: found "x", expected a function'],
     [
       { cardinalityLimit: 0 },
-      'cardinalityLimit must be a positive integer (got 0)',
+      'cardinalityLimit: found 0, expected a positive integer',
     ],
     [
       { histogramMaxBuckets: 1 },
-      'histogramMaxBuckets must be at least 2 (got 1)',
+      'histogramMaxBuckets: found 1, expected at least 2',
     ],
     [
       { host_types: ['a'] },
-      'unknown option host_types; did you mean hostTypes?',
+      'host_types: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, cardinalityLimit, histogramMaxBuckets, now (did you mean hostTypes?)',
     ],
-    [{ colour: 'blue' }, 'unknown option colour'],
+    [
+      { colour: 'blue' },
+      'colour: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, cardinalityLimit, histogramMaxBuckets, now',
+    ],
   ])('should reject %j', (options, message) => {
     expect(() => resolveReaderOptions(options as never)).toThrow(
       new InvalidOptionError(message)

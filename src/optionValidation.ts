@@ -1,0 +1,323 @@
+/**
+ * The one place that checks options given in code, for every entry point (reader, plugin,
+ * server, listeners, provider): the same checks and the same wording everywhere. Every problem
+ * is an {@link InvalidOptionError} that names the option's full path (`prometheus.port`,
+ * `listeners[1].handlerGroups[0].path`), what was found and what was expected.
+ *
+ * It also decides what counts as loopback, by address, and normalises URL prefixes.
+ */
+import { BlockList, isIP } from 'node:net';
+import { InvalidOptionError } from './errors';
+
+/** What each common kind of option should have been. */
+export const EXPECTED_OPTION = Object.freeze({
+  port: 'an integer from 0 to 65535',
+  positiveInteger: 'a positive integer',
+  nonEmptyString: 'a non-empty string',
+  boolean: 'a boolean',
+  function: 'a function',
+  object: 'an object',
+  prefix: 'a string starting with "/"',
+});
+
+/** A value as a message shows it: strings quoted, containers by kind. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
+
+/** `base.key`, or `key` at the top. */
+export function optionPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  return base === '' ? key : `${base}.${key}`;
+}
+
+/** Throws the error every entry point throws for an invalid option. */
+export function invalidOption(
+  path: string,
+  found: unknown,
+  expected: string
+): never {
+  throw new InvalidOptionError(
+    `${path === '' ? 'options' : path}: found ${describeValue(found)}, expected ${expected}`
+  );
+}
+
+/** True for a non-null object that is not an array. */
+export function isPlainObject(
+  value: unknown
+): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks that `value` is an object whose keys are all known; an unknown key is reported with
+ * the nearest known name (`hots` → did you mean `host`?).
+ */
+export function checkOptionObject(
+  path: string,
+  value: unknown,
+  known: readonly string[],
+  expected: string = EXPECTED_OPTION.object
+): asserts value is Record<string, unknown> {
+  if (!isPlainObject(value)) invalidOption(path, value, expected);
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    throw new InvalidOptionError(
+      `${optionPath(path, key)}: found an unknown option, expected ${expectedOneOf(key, known)}`
+    );
+  }
+}
+
+/** An integer port, 0–65535, or `fallback` when left out. */
+export function portOption(path: string, value: unknown): number | undefined;
+export function portOption(
+  path: string,
+  value: unknown,
+  fallback: number
+): number;
+export function portOption(
+  path: string,
+  value: unknown,
+  fallback?: number
+): number | undefined {
+  if (value === undefined) return fallback;
+  if (!isPort(value)) invalidOption(path, value, EXPECTED_OPTION.port);
+  return value;
+}
+
+/** True for an integer from 0 to 65535. */
+export function isPort(value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= 0 &&
+    value <= 65535
+  );
+}
+
+/** A positive safe integer, or `fallback` when left out. */
+export function positiveIntegerOption(
+  path: string,
+  value: unknown
+): number | undefined;
+export function positiveIntegerOption(
+  path: string,
+  value: unknown,
+  fallback: number
+): number;
+export function positiveIntegerOption(
+  path: string,
+  value: unknown,
+  fallback?: number
+): number | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    invalidOption(path, value, EXPECTED_OPTION.positiveInteger);
+  return value;
+}
+
+/** A non-empty string, or `fallback` when left out. */
+export function nonEmptyStringOption(
+  path: string,
+  value: unknown
+): string | undefined;
+export function nonEmptyStringOption(
+  path: string,
+  value: unknown,
+  fallback: string
+): string;
+export function nonEmptyStringOption(
+  path: string,
+  value: unknown,
+  fallback?: string
+): string | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value === '')
+    invalidOption(path, value, EXPECTED_OPTION.nonEmptyString);
+  return value;
+}
+
+/** A boolean, or `fallback` when left out. */
+export function booleanOption(
+  path: string,
+  value: unknown,
+  fallback: boolean
+): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean')
+    invalidOption(path, value, EXPECTED_OPTION.boolean);
+  return value;
+}
+
+/** A function, or undefined when left out. */
+export function functionOption<F>(path: string, value: unknown): F | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'function')
+    invalidOption(path, value, EXPECTED_OPTION.function);
+  return value as F;
+}
+
+/** One of `allowed` (compared with `===`), or `fallback` when left out. */
+export function oneOfOption<T>(
+  path: string,
+  value: unknown,
+  allowed: readonly T[],
+  fallback: T
+): T {
+  if (value === undefined) return fallback;
+  const found = allowed.find(candidate => candidate === value);
+  if (found === undefined) {
+    invalidOption(
+      path,
+      value,
+      expectedOneOf(
+        typeof value === 'string' ? value : '',
+        allowed.map(a =>
+          typeof a === 'string' ? JSON.stringify(a) : String(a)
+        )
+      )
+    );
+  }
+  return found;
+}
+
+/**
+ * A URL prefix (`/api`), normalised once for every caller: without a trailing slash, except
+ * that `/` stays `/`.
+ */
+export function prefixOption(
+  path: string,
+  value: unknown,
+  fallback?: string
+): string {
+  const prefix = value ?? fallback;
+  if (typeof prefix !== 'string' || !prefix.startsWith('/'))
+    invalidOption(path, prefix, EXPECTED_OPTION.prefix);
+  return normalizePrefix(prefix);
+}
+
+/** `/api/` → `/api`; `/` stays `/`. */
+export function normalizePrefix(prefix: string): string {
+  return prefix.length > 1 && prefix.endsWith('/')
+    ? prefix.slice(0, -1)
+    : prefix;
+}
+
+/**
+ * `one of a, b, c (did you mean b?)`: the allowed names, and the closest one when the
+ * name found looks like a typo of it. `allowed` is shown as given (quote it first if wanted).
+ */
+export function expectedOneOf(
+  found: string,
+  allowed: readonly string[],
+  show: (name: string) => string = n => n
+): string {
+  const list =
+    allowed.length === 2
+      ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
+      : `one of ${allowed.map(show).join(', ')}`;
+  const guess = closestName(found, allowed);
+  return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
+}
+
+/**
+ * The allowed name closest to `found`, if it is within two edits and within a third of
+ * its own length (so `x` does not suggest `a`). Quotes around allowed names are ignored.
+ */
+function closestName(
+  found: string,
+  allowed: readonly string[]
+): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const name of allowed) {
+    const bare = name.replace(QUOTES, '');
+    // Case and underscores aside, so `all_metrics_are_global` finds `allMetricsAreGlobal`.
+    const distance = editDistance(simplify(found), simplify(bare));
+    if (
+      distance < bestDistance &&
+      distance <= Math.min(2, Math.floor(bare.length / 3))
+    ) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+const QUOTES = /^"|"$/g;
+const UNDERSCORES = /_/g;
+
+function simplify(name: string): string {
+  return name.toLowerCase().replace(UNDERSCORES, '');
+}
+
+/** Edit distance where swapping two neighbours counts as one edit (`hots` → `host`). */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    rows.push([i]);
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        rows[0]![j] = j;
+        continue;
+      }
+      const substitution = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(
+        rows[i - 1]![j]! + 1,
+        rows[i]![j - 1]! + 1,
+        rows[i - 1]![j - 1]! + substitution
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+// IPv4-mapped IPv6 loopback: ::ffff:127.0.0.0/104.
+LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/**
+ * Whether an address is loopback: 127.0.0.0/8, ::1 (however written, `0:0:0:0:0:0:0:1`
+ * included), ::ffff:127.0.0.0/104, or the name `localhost`. Anything else (host names,
+ * `0.0.0.0`, `::`) may be reachable from other machines.
+ */
+export function isLoopbackAddress(address: string): boolean {
+  if (address.toLowerCase() === 'localhost') return true;
+  const version = isIP(address);
+  if (version === 0) return false;
+  return LOOPBACK.check(address, version === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The canonical name of every loopback Host. */
+export const LOOPBACK_HOST = 'localhost';
+
+/**
+ * A Host header (or a handler's host setting) reduced to what routing compares: lowercased,
+ * without port or IPv6 brackets, and every loopback name or address as `localhost`.
+ */
+export function canonicalHost(host: string): string {
+  let name = host.trim().toLowerCase();
+  if (name.startsWith('[')) {
+    const end = name.indexOf(']');
+    name = end < 0 ? name : name.slice(1, end);
+  } else {
+    const colon = name.indexOf(':');
+    // More than one colon is a bare IPv6 address, which has no port.
+    if (colon >= 0 && name.indexOf(':', colon + 1) < 0)
+      name = name.slice(0, colon);
+  }
+  if (name.endsWith('.')) name = name.slice(0, -1);
+  return isLoopbackAddress(name) ? LOOPBACK_HOST : name;
+}

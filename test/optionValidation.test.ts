@@ -1,0 +1,109 @@
+import { InvalidOptionError } from '../src';
+import {
+  canonicalHost,
+  checkOptionObject,
+  isLoopbackAddress,
+  normalizePrefix,
+  portOption,
+  positiveIntegerOption,
+  prefixOption,
+} from '../src/optionValidation';
+
+describe('isLoopbackAddress', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.9.9.9', true],
+    ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['10.0.0.1', false],
+    ['::ffff:10.0.0.1', false],
+    ['128.0.0.1', false],
+    ['example.com', false],
+  ])('should decide %s by address: %s', (address, loopback) => {
+    expect(isLoopbackAddress(address)).toBe(loopback);
+  });
+});
+
+describe('canonicalHost', () => {
+  it.each([
+    ['localhost:80', 'localhost'],
+    ['[::1]:9', 'localhost'],
+    ['127.0.0.1', 'localhost'],
+    ['127.0.0.2:8088', 'localhost'],
+    ['LocalHost', 'localhost'],
+    ['[0:0:0:0:0:0:0:1]', 'localhost'],
+    ['::1', 'localhost'],
+    ['Example.COM:1', 'example.com'],
+    ['example.com.', 'example.com'],
+    ['[2001:db8::1]:80', '2001:db8::1'],
+  ])('should reduce %s to %s', (host, canonical) => {
+    expect(canonicalHost(host)).toBe(canonical);
+  });
+});
+
+describe('checkOptionObject', () => {
+  it('should reject an unknown key with the nearest known name and the full path', () => {
+    expect(() =>
+      checkOptionObject('prometheus', { hots: 'x' }, [
+        'address',
+        'host',
+        'port',
+      ])
+    ).toThrow(
+      new InvalidOptionError(
+        'prometheus.hots: found an unknown option, expected one of address, host, port (did you mean host?)'
+      )
+    );
+  });
+
+  it('should reject what is not an object', () => {
+    expect(() => checkOptionObject('', null, [])).toThrow(
+      new InvalidOptionError('options: found null, expected an object')
+    );
+  });
+});
+
+describe('portOption', () => {
+  it.each([[-1], [65536], [1.5], ['80'], [null]])('should reject %p', value => {
+    expect(() => portOption('listeners[1].port', value)).toThrow(
+      new InvalidOptionError(
+        `listeners[1].port: found ${typeof value === 'string' ? '"80"' : String(value)}, expected an integer from 0 to 65535`
+      )
+    );
+  });
+
+  it('should keep 0 and apply the fallback only when left out', () => {
+    expect(portOption('port', 0, 9464)).toBe(0);
+    expect(portOption('port', undefined, 9464)).toBe(9464);
+  });
+});
+
+describe('positiveIntegerOption', () => {
+  it('should name the option, the value found and what was expected', () => {
+    expect(() => positiveIntegerOption('windowMs', -5)).toThrow(
+      new InvalidOptionError('windowMs: found -5, expected a positive integer')
+    );
+  });
+});
+
+describe('prefixOption', () => {
+  it('should normalise the trailing slash once for every caller', () => {
+    expect(prefixOption('path', '/api/')).toBe('/api');
+    expect(prefixOption('path', '/')).toBe('/');
+    expect(prefixOption('path', undefined, '/api')).toBe('/api');
+    expect(normalizePrefix('/a/b/')).toBe('/a/b');
+    expect(() =>
+      prefixOption('listeners[1].handlerGroups[0].path', 'api')
+    ).toThrow(
+      new InvalidOptionError(
+        'listeners[1].handlerGroups[0].path: found "api", expected a string starting with "/"'
+      )
+    );
+  });
+});

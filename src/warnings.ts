@@ -11,6 +11,8 @@ export const WARNING_CODES = Object.freeze({
   exposed: 'LEGACY_API_EXPOSED',
   /** A histogram aggregated with explicit buckets by a View cannot be served and is left out. */
   explicitBuckets: 'LEGACY_API_EXPLICIT_BUCKETS',
+  /** A client polls the legacy API for the first time (or the client table is full). */
+  newClient: 'LEGACY_API_NEW_CLIENT',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */

@@ -6,6 +6,7 @@
 import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
+import { readTermDeprecation } from './deprecationConfig';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
@@ -44,7 +45,7 @@ const LISTENER_OPTIONS = [
   'modules',
 ];
 const TRANSPORT_OPTIONS = ['num_acceptors', 'max_connections'];
-const GROUP_OPTIONS = ['handlers', 'variant'];
+const GROUP_OPTIONS = ['handlers', 'variant', 'deprecation'];
 const MODULE_ENTRY_SHAPES =
   '{Host, Path, Module}, {Host, Path, Module, Options} or {Host, Path, Options}';
 
@@ -324,6 +325,14 @@ class TermListenerReader {
       path: path.value,
       variant: this._variant(valueOf(options.get('variant'))),
       handlers: this._handlers(valueOf(options.get('handlers'))),
+      ...(options.has('deprecation')
+        ? {
+            deprecation: readTermDeprecation(
+              valueOf(options.get('deprecation'))!,
+              this._file
+            ),
+          }
+        : {}),
       place: placeOf(entry),
     };
   }

@@ -10,6 +10,7 @@ import type { TomlTable, TomlValue } from 'smol-toml' with {
 import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
+import { readTomlDeprecation } from './deprecationConfig';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
@@ -46,7 +47,7 @@ const LISTENER_KEYS = [
 /** Listener keys the original accepted that mean nothing here: accepted, not read. */
 const IGNORED_LISTENER_KEYS = ['proto', 'hibernate_after', 'protocol'];
 const TRANSPORT_KEYS = ['num_acceptors', 'max_connections'];
-const GROUP_KEYS = ['host', 'path', 'handlers', 'variant'];
+const GROUP_KEYS = ['host', 'path', 'handlers', 'variant', 'deprecation'];
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 const ERROR_PREFIX = /^Invalid TOML document: /;
 
@@ -231,6 +232,15 @@ class TomlListenerReader {
       path,
       variant: this._variant(table['variant'], `${place}.variant`),
       handlers: this._handlers(table['handlers'], `${place}.handlers`),
+      ...(table['deprecation'] === undefined
+        ? {}
+        : {
+            deprecation: readTomlDeprecation(
+              table['deprecation'],
+              `${place}.deprecation`,
+              this._file
+            ),
+          }),
       place,
     };
   }

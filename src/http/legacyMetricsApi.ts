@@ -12,9 +12,16 @@ import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import type { LegacySerializer } from '../snapshot/serializer';
 import type { LegacyResponse, Snapshot } from '../snapshot/Snapshot';
 import { xmlSerializer } from '../snapshot/xmlSerializer';
+import {
+  DeprecationPolicy,
+  type LegacyApiDeprecationOptions,
+} from './deprecation';
+import { InBandSunsetMetric } from './inBandSunsetMetric';
+import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
-export interface LegacyMetricsApiOptions {
+export interface LegacyMetricsApiOptions
+  extends LegacyApiDeprecationOptions, LegacyApiUsageOptions {
   /** The reader whose snapshots are served. */
   reader: LegacyMetricsReader;
   /**
@@ -129,6 +136,21 @@ export async function legacyMetricsApi(
     );
   }
   const prefixLength = fastify.prefix.length;
+  // Deprecation and usage telemetry: decided here, nothing installed when not configured.
+  const deprecation = DeprecationPolicy.fromOptions(
+    options,
+    'legacyMetricsApi: '
+  );
+  const inBand =
+    deprecation?.settings.inBand === true
+      ? new InBandSunsetMetric(deprecation, variant, reader.allMetricsAreGlobal)
+      : undefined;
+  UsageTelemetry.fromOptions(options, 'legacyMetricsApi: ', {
+    prefix: fastify.prefix,
+    variant,
+    clock: () => reader.now(),
+    deprecated: deprecation !== undefined,
+  })?.install(fastify);
 
   const negotiated = new Map<
     string | undefined,
@@ -153,6 +175,7 @@ export async function legacyMetricsApi(
   };
 
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (deprecation?.intercept(request, reply, reader.now()) === true) return;
     const method = request.method;
     if (method === 'OPTIONS') {
       void reply.code(200).header('allow', ALLOWED_METHODS).send();
@@ -214,7 +237,10 @@ export async function legacyMetricsApi(
           ),
         };
       } else {
-        response = snapshot.respond(variant, segments, serializer);
+        response =
+          inBand === undefined
+            ? snapshot.respond(variant, segments, serializer)
+            : inBand.respond(snapshot, segments, format);
         if (response.status === 200 && memo[format].size < MEMO_LIMIT)
           memo[format].set(url, response);
       }

@@ -3,6 +3,9 @@ import type { Variant } from '../attributes';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { legacyMetricsApi } from './legacyMetricsApi';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { DeprecationOptions } from '../config/deprecationConfig';
+import type { LegacyApiDeprecationOptions } from './deprecation';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
 
 /** One mount of the legacy API on an app: where and how it is served. */
 export interface LegacyMount {
@@ -11,6 +14,8 @@ export interface LegacyMount {
   variant: Variant;
   /** The Host the mount answers to; `_` for any. */
   host: string;
+  /** How the mount announces its end. @default undefined */
+  deprecation?: DeprecationOptions;
 }
 
 /** WebDAV and other registered methods the original's router knew of: they get 501, not 404. */
@@ -34,7 +39,8 @@ const EXTRA_METHODS = [
 export function createLegacyMetricsApp(
   reader: LegacyMetricsReader,
   mounts: readonly LegacyMount[],
-  options: { maxConnections?: number } = {}
+  options: { maxConnections?: number } & LegacyApiUsageOptions &
+    Pick<LegacyApiDeprecationOptions, 'defaultSuccessor'> = {}
 ): FastifyInstance {
   const app = Fastify({ logger: false, forceCloseConnections: true });
   for (const method of EXTRA_METHODS) {
@@ -48,6 +54,10 @@ export function createLegacyMetricsApp(
       variant: mount.variant,
       host: mount.host,
       prefix,
+      deprecation: mount.deprecation,
+      defaultSuccessor: options.defaultSuccessor,
+      meterProvider: options.meterProvider,
+      usage: options.usage,
     });
   }
   app.setNotFoundHandler((request, reply) => {

@@ -10,12 +10,17 @@ import { InvalidOptionError } from '../errors';
 import { createLegacyMetricsApp, type LegacyMount } from './legacyMetricsApp';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import { baseUrl, listenApp, validatePath } from './startLegacyMetricsServer';
+import type { LegacyApiDeprecationOptions } from './deprecation';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
 
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
 
 /** Options of {@link startLegacyMetricsListeners}. */
-export interface LegacyMetricsListenersOptions {
+export interface LegacyMetricsListenersOptions
+  extends
+    LegacyApiUsageOptions,
+    Pick<LegacyApiDeprecationOptions, 'defaultSuccessor'> {
   /**
    * The configuration file the listeners come from, named at the start of a
    * {@link ListenError}'s message (`examples/server.toml: listen.http[0]: cannot listen on …`).
@@ -107,13 +112,19 @@ export async function startLegacyMetricsListeners(
           ...group,
           path: validatePath(group.path, `${group.place}.path`),
         }));
-      const mounts: LegacyMount[] = groups.map(({ path, variant, host }) => ({
-        path,
-        variant,
-        host,
-      }));
+      const mounts: LegacyMount[] = groups.map(
+        ({ path, variant, host, deprecation }) => ({
+          path,
+          variant,
+          host,
+          deprecation,
+        })
+      );
       const app = createLegacyMetricsApp(reader, mounts, {
         maxConnections: listener.maxConnections,
+        defaultSuccessor: options.defaultSuccessor,
+        meterProvider: options.meterProvider,
+        usage: options.usage,
       });
       apps.push(app);
       // Plugin option errors surface here, apart from the bind errors below.

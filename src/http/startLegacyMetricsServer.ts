@@ -5,9 +5,12 @@ import type { Variant } from '../attributes';
 import { InvalidOptionError, ListenError } from '../errors';
 import { createLegacyMetricsApp } from './legacyMetricsApp';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacyApiDeprecationOptions } from './deprecation';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of {@link startLegacyMetricsServer}. */
-export interface LegacyMetricsServerOptions {
+export interface LegacyMetricsServerOptions
+  extends LegacyApiDeprecationOptions, LegacyApiUsageOptions {
   /** The TCP port; 0 picks a free one. */
   port: number;
   /**
@@ -126,7 +129,22 @@ export async function startLegacyMetricsServer(
     'path'
   );
   const variant = options.variant ?? DEFAULT_SERVER_OPTIONS.variant;
-  const app = createLegacyMetricsApp(reader, [{ path, variant, host: '_' }]);
+  const app = createLegacyMetricsApp(
+    reader,
+    [{ path, variant, host: '_', deprecation: options.deprecation }],
+    {
+      defaultSuccessor: options.defaultSuccessor,
+      meterProvider: options.meterProvider,
+      usage: options.usage,
+    }
+  );
+  // Deprecation and usage option errors surface here, apart from the bind errors below.
+  try {
+    await app.ready();
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   const bound = await listenApp(app, host, port, '').catch(
     async (error: unknown) => {
       await app.close();

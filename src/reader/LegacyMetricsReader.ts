@@ -6,6 +6,7 @@ import {
   MetricReader,
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
+import { PACKAGE_METER_NAME } from '../attributes';
 import { MetricStore } from './MetricStore';
 import {
   resolveReaderOptions,
@@ -54,6 +55,16 @@ export class LegacyMetricsReader extends MetricReader {
   /** What the legacy API serves now: replaced after every tick, at most one slot old. */
   get snapshot(): Snapshot {
     return this._snapshot;
+  }
+
+  /** The reader's clock (its `now` option), in milliseconds since the epoch. */
+  now(): number {
+    return this._options.now();
+  }
+
+  /** Whether per-host-type data is folded into global metrics (its `allMetricsAreGlobal` option). */
+  get allMetricsAreGlobal(): boolean {
+    return this._options.allMetricsAreGlobal;
   }
 
   /** How many legacy series the reader holds. */
@@ -105,7 +116,17 @@ export class LegacyMetricsReader extends MetricReader {
       const now = this._options.now();
       const slot = Math.floor(now / this._options.slotMs);
       this._store.expire(slot);
-      this._store.apply(resourceMetrics, slot, now);
+      // The package's own usage telemetry goes to Prometheus and OTLP, not to the legacy API.
+      this._store.apply(
+        {
+          ...resourceMetrics,
+          scopeMetrics: resourceMetrics.scopeMetrics.filter(
+            scope => scope.scope.name !== PACKAGE_METER_NAME
+          ),
+        },
+        slot,
+        now
+      );
       this._snapshot = new Snapshot(
         this._store,
         this._snapshot.generation + 1,

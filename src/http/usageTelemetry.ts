@@ -1,0 +1,343 @@
+/**
+ * Who still polls the legacy API: the plugin's own OpenTelemetry instruments (the HTTP semantic
+ * conventions' request duration, requests per client, each client's last request time) and a
+ * one-line warning at each new client. Attribute sets are prepared once per route and client,
+ * and the client table is bounded, so a scan cannot grow memory.
+ */
+import {
+  metrics,
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  type ObservableGauge,
+  type ObservableResult,
+} from '@opentelemetry/api';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PACKAGE_METER_NAME, type Variant } from '../attributes';
+import { InvalidOptionError } from '../errors';
+import { emitLegacyWarning, WARNING_CODES } from '../warnings';
+
+/** Bounds of the usage telemetry. */
+export interface UsageOptions {
+  /**
+   * The most distinct clients (address and User-Agent) kept apart; the rest are counted as `other`.
+   * @default 20
+   */
+  maxClients?: number;
+}
+
+/** Usage telemetry options of the plugin, the standalone server and the configured listeners. */
+export interface LegacyApiUsageOptions {
+  /**
+   * The MeterProvider that receives the usage instruments.
+   * @default the global MeterProvider of `@opentelemetry/api` (a no-op unless the application registered one)
+   */
+  meterProvider?: MeterProvider;
+  /**
+   * `false` turns usage telemetry off; `true` or an object turns it on.
+   * @default on when `deprecation` or `meterProvider` is given, off otherwise
+   */
+  usage?: boolean | UsageOptions;
+}
+
+/** The defaults of {@link UsageOptions}. */
+export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
+
+/** The names of the usage instruments. */
+export const USAGE_INSTRUMENTS = Object.freeze({
+  /** Histogram, seconds, as the HTTP semantic conventions define it. */
+  requestDuration: 'http.server.request.duration',
+  /** Counter of requests by client and route. */
+  clientRequests: 'legacy_api.client.requests',
+  /** Observable gauge: a client's last request on a route, in unix seconds. */
+  clientLastRequest: 'legacy_api.client.last_request.time',
+});
+
+/** The value of `user_agent.name`, `user_agent.version` and `client.address` for folded clients. */
+export const OTHER_CLIENT = 'other';
+
+/** The semantic conventions' buckets for `http.server.request.duration`. */
+const DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
+/** Methods the HTTP semantic conventions name; every other method is `_OTHER`. */
+const KNOWN_METHODS = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+  'QUERY',
+]);
+/** The product token of a User-Agent (RFC 9110 §10.1.5) and its version. */
+const PRODUCT =
+  /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\/([!#$%&'*+.^_`|~0-9A-Za-z-]+))?/;
+/** The most URLs whose route template is remembered: query strings make URLs unbounded. */
+const ROUTE_MEMO_LIMIT = 256;
+
+interface RouteSlot {
+  readonly attributes: Attributes;
+  lastMs: number;
+}
+
+interface Client {
+  readonly attributes: Attributes;
+  readonly routes: Map<string, RouteSlot>;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  return String(value);
+}
+
+/**
+ * The usage telemetry of one plugin registration. {@link UsageTelemetry.fromOptions} decides at
+ * registration whether there is any; when there is none, no hook is installed.
+ */
+export class UsageTelemetry {
+  private readonly _duration: Histogram;
+  private readonly _requests: Counter;
+  private readonly _lastRequest: ObservableGauge;
+  private readonly _clients = new Map<string, Client>();
+  private readonly _other: Client;
+  private _folded = false;
+  /** Route template by URL; duration attributes by route, method and status. */
+  private readonly _routes = new Map<string, string>();
+  private readonly _durationAttributes = new Map<string, Attributes>();
+  private readonly _observe = (result: ObservableResult): void => {
+    for (const client of [...this._clients.values(), this._other]) {
+      for (const slot of client.routes.values())
+        result.observe(slot.lastMs / 1000, slot.attributes);
+    }
+  };
+
+  private constructor(
+    meterProvider: MeterProvider,
+    private readonly _maxClients: number,
+    private readonly _prefix: string,
+    private readonly _variant: Variant,
+    private readonly _clock: () => number
+  ) {
+    const meter = meterProvider.getMeter(PACKAGE_METER_NAME);
+    this._duration = meter.createHistogram(USAGE_INSTRUMENTS.requestDuration, {
+      description: 'Duration of HTTP server requests.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    this._requests = meter.createCounter(USAGE_INSTRUMENTS.clientRequests, {
+      description:
+        'Requests to the legacy metrics API by client (address and User-Agent) and route.',
+      unit: '{request}',
+    });
+    this._lastRequest = meter.createObservableGauge(
+      USAGE_INSTRUMENTS.clientLastRequest,
+      {
+        description:
+          "Time of a client's last request to the legacy metrics API on a route, in unix seconds.",
+        unit: 's',
+      }
+    );
+    this._other = {
+      attributes: {
+        'user_agent.name': OTHER_CLIENT,
+        'user_agent.version': OTHER_CLIENT,
+        'client.address': OTHER_CLIENT,
+      },
+      routes: new Map(),
+    };
+  }
+
+  /**
+   * The usage telemetry the options ask for, or undefined when it is off.
+   * @param what the start of option error messages, e.g. `legacyMetricsApi: `
+   * @param deprecated whether a deprecation is configured, which turns telemetry on by default
+   * @throws InvalidOptionError
+   */
+  static fromOptions(
+    options: LegacyApiUsageOptions,
+    what: string,
+    context: {
+      prefix: string;
+      variant: Variant;
+      clock: () => number;
+      deprecated: boolean;
+    }
+  ): UsageTelemetry | undefined {
+    const { meterProvider, usage } = options;
+    if (
+      meterProvider !== undefined &&
+      (typeof meterProvider !== 'object' ||
+        meterProvider === null ||
+        typeof (meterProvider as Partial<MeterProvider>).getMeter !==
+          'function')
+    ) {
+      throw new InvalidOptionError(
+        `${what}meterProvider must be a MeterProvider (got ${describe(meterProvider)})`
+      );
+    }
+    if (
+      usage !== undefined &&
+      typeof usage !== 'boolean' &&
+      (typeof usage !== 'object' || usage === null || Array.isArray(usage))
+    ) {
+      throw new InvalidOptionError(
+        `${what}usage must be false, true or { maxClients } (got ${describe(usage)})`
+      );
+    }
+    let maxClients: number = DEFAULT_USAGE_OPTIONS.maxClients;
+    if (typeof usage === 'object') {
+      for (const key of Object.keys(usage)) {
+        if (key !== 'maxClients')
+          throw new InvalidOptionError(
+            `unknown option ${what}usage.${key}: expected maxClients`
+          );
+      }
+      const given = usage.maxClients ?? maxClients;
+      if (!Number.isSafeInteger(given) || given < 0) {
+        throw new InvalidOptionError(
+          `${what}usage.maxClients must be a non-negative integer (got ${describe(given)})`
+        );
+      }
+      maxClients = given;
+    }
+    const on =
+      usage === undefined
+        ? meterProvider !== undefined || context.deprecated
+        : usage !== false;
+    if (!on) return undefined;
+    return new UsageTelemetry(
+      meterProvider ?? metrics.getMeterProvider(),
+      maxClients,
+      context.prefix,
+      context.variant,
+      context.clock
+    );
+  }
+
+  /** Records every response of the plugin's routes; stops observing when the app closes. */
+  install(fastify: FastifyInstance): void {
+    this._lastRequest.addCallback(this._observe);
+    fastify.addHook('onResponse', (request, reply, done) => {
+      this.record(request, reply);
+      done();
+    });
+    fastify.addHook('onClose', (_instance, done) => {
+      this._lastRequest.removeCallback(this._observe);
+      done();
+    });
+  }
+
+  /** Records one answered request. */
+  record(request: FastifyRequest, reply: FastifyReply): void {
+    const route = this._route(request);
+    const method = KNOWN_METHODS.has(request.method)
+      ? request.method
+      : '_OTHER';
+    const status = reply.statusCode;
+    const key = `${method} ${status} ${route}`;
+    let attributes = this._durationAttributes.get(key);
+    if (attributes === undefined) {
+      attributes = {
+        'http.request.method': method,
+        'http.route': route,
+        'http.response.status_code': status,
+        'url.scheme': request.protocol,
+      };
+      // Methods, statuses and routes are few, but not when a scan sends unknown methods: bound it.
+      if (this._durationAttributes.size < ROUTE_MEMO_LIMIT * 4)
+        this._durationAttributes.set(key, attributes);
+    }
+    this._duration.record(reply.elapsedTime / 1000, attributes);
+
+    const slot = this._slot(this._client(request, route), route);
+    slot.lastMs = this._clock();
+    this._requests.add(1, slot.attributes);
+  }
+
+  /** The route template, e.g. `/api/metrics/host_type/:host_type/:metric`, never the raw path. */
+  private _route(request: FastifyRequest): string {
+    const url = request.url;
+    let route = this._routes.get(url);
+    if (route === undefined) {
+      route = this._template(url) ?? request.routeOptions.url ?? '';
+      if (this._routes.size < ROUTE_MEMO_LIMIT) this._routes.set(url, route);
+    }
+    return route;
+  }
+
+  private _template(url: string): string | undefined {
+    const queryAt = url.indexOf('?');
+    const path = (queryAt < 0 ? url : url.slice(0, queryAt)).slice(
+      this._prefix.length
+    );
+    const parts = path.split('/');
+    if (parts[parts.length - 1] === '') parts.pop();
+    const [, root, section, name, metric, ...rest] = parts;
+    if (root !== 'metrics' || rest.length > 0 || parts.includes('', 1))
+      return undefined;
+    const base = `${this._prefix}/metrics`;
+    if (section === undefined) return base;
+    if (section === 'all' || section === 'global') {
+      if (metric !== undefined) return undefined;
+      return name === undefined
+        ? `${base}/${section}`
+        : `${base}/${section}/:metric`;
+    }
+    if (section !== this._variant || name === undefined) return undefined;
+    return metric === undefined
+      ? `${base}/${section}/:${section}`
+      : `${base}/${section}/:${section}/:metric`;
+  }
+
+  private _client(request: FastifyRequest, route: string): Client {
+    const address = request.ip;
+    const userAgent = request.headers['user-agent'];
+    const key = `${address} ${userAgent ?? ''}`;
+    const known = this._clients.get(key);
+    if (known !== undefined) return known;
+    if (this._clients.size >= this._maxClients) {
+      if (!this._folded) {
+        this._folded = true;
+        emitLegacyWarning(
+          WARNING_CODES.newClient,
+          `legacy metrics API: more than ${this._maxClients} clients; ${address} ` +
+            `(User-Agent ${JSON.stringify(userAgent ?? '')}) and later new clients are counted as "${OTHER_CLIENT}"`
+        );
+      }
+      return this._other;
+    }
+    const product = userAgent === undefined ? null : PRODUCT.exec(userAgent);
+    const attributes: Attributes = {
+      'user_agent.name': product?.[1] ?? 'unknown',
+      'client.address': address,
+    };
+    if (product?.[2] !== undefined)
+      attributes['user_agent.version'] = product[2];
+    const client: Client = { attributes, routes: new Map() };
+    this._clients.set(key, client);
+    emitLegacyWarning(
+      WARNING_CODES.newClient,
+      `legacy metrics API: first request from a new client: ${address}, ` +
+        `User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${route}`
+    );
+    return client;
+  }
+
+  private _slot(client: Client, route: string): RouteSlot {
+    let slot = client.routes.get(route);
+    if (slot === undefined) {
+      slot = {
+        attributes: { ...client.attributes, 'http.route': route },
+        lastMs: 0,
+      };
+      client.routes.set(route, slot);
+    }
+    return slot;
+  }
+}

@@ -136,6 +136,14 @@ export const DEFAULT_METER_PROVIDER_OPTIONS = Object.freeze({
   }),
 });
 
+/** See {@link MeterProviderWithLegacyApi.legacyApiOptions}. */
+export interface LegacyApiProviderOptions {
+  /** The provider built, which also receives the legacy API's usage telemetry. */
+  readonly meterProvider: MeterProvider;
+  /** The Prometheus URL (`prometheusUrl`), the successor of a deprecation that names none. */
+  readonly defaultSuccessor: string | undefined;
+}
+
 /** What {@link createMeterProviderWithLegacyApi} built. */
 export interface MeterProviderWithLegacyApi {
   /** The provider to get meters from; register it globally with `metrics.setGlobalMeterProvider` if wanted. */
@@ -151,6 +159,12 @@ export interface MeterProviderWithLegacyApi {
   readonly prometheusUrl: string | undefined;
   /** The reader that pushes OTLP, or undefined when OTLP is off. */
   readonly otlpReader: PeriodicExportingMetricReader | undefined;
+  /**
+   * Options to spread into `startLegacyMetricsServer`, `startLegacyMetricsListeners` or the
+   * `legacyMetricsApi` plugin: the legacy API's usage telemetry goes to `meterProvider`, and a
+   * `deprecation` without a `successor` names the Prometheus URL.
+   */
+  readonly legacyApiOptions: LegacyApiProviderOptions;
   /** Collects every reader now: a legacy tick and an OTLP export. */
   forceFlush(): Promise<void>;
   /**
@@ -628,6 +642,8 @@ export async function createMeterProviderWithLegacyApi(
     prometheusExporter,
     prometheusUrl,
     otlpReader,
+    // Deprecation: the legacy API points its pollers at this provider's Prometheus endpoint.
+    legacyApiOptions: { meterProvider, defaultSuccessor: prometheusUrl },
     forceFlush: () => meterProvider.forceFlush(),
     shutdown: () => (shuttingDown ??= shutdown()),
   };

@@ -437,12 +437,18 @@ export function readTermDeprecation(
       nodes.get(problem.path) ??
       node;
     const rendered = shorten(printTerm(at));
+    const expected =
+      problem.path === ''
+        ? 'a list of {Name, Value} options with at least {since, Date}'
+        : /^brownouts(?:\[\d+\])?$/.test(problem.path)
+          ? 'a list of [{start, Date}, {duration, Duration}] lists'
+          : problem.expected;
     throw new ConfigError(
       file,
       `line ${at.line}, column ${at.column}`,
       problem.unknownKey === true
         ? `found unknown option ${problem.path.replace(/^.*\./, '')} in deprecation, expected ${problem.expected}`
-        : `found ${rendered} for ${problem.path === '' ? 'deprecation' : `deprecation ${problem.path}`}, expected ${problem.expected}`
+        : `found ${rendered} for ${problem.path === '' ? 'deprecation' : `deprecation ${problem.path}`}, expected ${expected}`
     );
   });
   return fromSnake(plain as Record<string, unknown>);

@@ -14,6 +14,7 @@ import {
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
 import { isLoopbackAddress } from '../http/startLegacyMetricsServer';
+import { describeDeprecation } from './describeDeprecation';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -89,7 +90,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const legacy = await startLegacyMetricsListeners(
     telemetry.legacyReader,
     config.listeners,
-    { file: config.file }
+    { file: config.file, ...telemetry.legacyApiOptions }
   ).catch(async (error: unknown) => {
     await telemetry.shutdown();
     throw error;
@@ -98,7 +99,19 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     telemetry.meterProvider.getMeter('messaging-server')
   );
   const prometheusUrl = telemetry.prometheusUrl!;
-  for (const listener of legacy.listeners) options.out(startupLine(listener));
+  for (const listener of legacy.listeners) {
+    options.out(startupLine(listener));
+    const group = config.listeners
+      .flatMap(({ handlerGroups }) => handlerGroups)
+      .find(({ place }) => place === listener.place);
+    for (const line of describeDeprecation(
+      group?.deprecation,
+      '  ',
+      18,
+      telemetry.prometheusUrl
+    ))
+      options.out(line);
+  }
   options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
   for (const line of curlExamples(legacy.listeners[0]!))

@@ -145,12 +145,12 @@ export async function legacyMetricsApi(
     deprecation?.settings.inBand === true
       ? new InBandSunsetMetric(deprecation, variant, reader.allMetricsAreGlobal)
       : undefined;
-  UsageTelemetry.fromOptions(options, 'legacyMetricsApi: ', {
+  const usage = UsageTelemetry.fromOptions(options, 'legacyMetricsApi: ', {
     prefix: fastify.prefix,
     variant,
     clock: () => reader.now(),
     deprecated: deprecation !== undefined,
-  })?.install(fastify);
+  });
 
   const negotiated = new Map<
     string | undefined,
@@ -256,7 +256,7 @@ export async function legacyMetricsApi(
   const route = (url: string): RouteOptions => ({
     method: fastify.supportedMethods,
     url,
-    handler,
+    handler: usage === undefined ? handler : usage.wrap(handler, fastify),
     exposeHeadRoute: false,
     ...(matcher === undefined ? {} : { constraints: { host: matcher } }),
   });

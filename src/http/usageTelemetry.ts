@@ -7,9 +7,9 @@
 import {
   metrics,
   type Attributes,
-  type Counter,
   type Histogram,
   type MeterProvider,
+  type ObservableCounter,
   type ObservableGauge,
   type ObservableResult,
 } from '@opentelemetry/api';
@@ -48,7 +48,7 @@ export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
 export const USAGE_INSTRUMENTS = Object.freeze({
   /** Histogram, seconds, as the HTTP semantic conventions define it. */
   requestDuration: 'http.server.request.duration',
-  /** Counter of requests by client and route. */
+  /** Counter (observable) of requests by client and route. */
   clientRequests: 'legacy_api.client.requests',
   /** Observable gauge: a client's last request on a route, in unix seconds. */
   clientLastRequest: 'legacy_api.client.last_request.time',
@@ -80,10 +80,22 @@ const PRODUCT =
 /** The most URLs whose route template is remembered: query strings make URLs unbounded. */
 const ROUTE_MEMO_LIMIT = 256;
 
+/** One client on one route: its attributes, prepared once, and what it did. */
 interface RouteSlot {
   readonly attributes: Attributes;
+  /** Requests so far: the counter is observed from it, so a request costs an increment. */
+  count: number;
   lastMs: number;
 }
+
+/** The client of a connection, remembered with the User-Agent it was found for. */
+interface ConnectionClient {
+  readonly userAgent: string | undefined;
+  readonly client: Client;
+}
+
+/** Duration attributes by method and status, for one route template. */
+type DurationAttributes = Map<string, Map<number, Attributes>>;
 
 interface Client {
   readonly attributes: Attributes;
@@ -102,19 +114,26 @@ function describe(value: unknown): string {
  */
 export class UsageTelemetry {
   private readonly _duration: Histogram;
-  private readonly _requests: Counter;
+  private readonly _requests: ObservableCounter;
   private readonly _lastRequest: ObservableGauge;
   private readonly _clients = new Map<string, Client>();
   private readonly _other: Client;
   private _folded = false;
-  /** Route template by URL; duration attributes by route, method and status. */
-  private readonly _routes = new Map<string, string>();
-  private readonly _durationAttributes = new Map<string, Attributes>();
-  private readonly _observe = (result: ObservableResult): void => {
-    for (const client of [...this._clients.values(), this._other]) {
-      for (const slot of client.routes.values())
-        result.observe(slot.lastMs / 1000, slot.attributes);
-    }
+  /** Keep-alive pollers send request after request on one connection: one lookup per connection. */
+  private readonly _connections = new WeakMap<object, ConnectionClient>();
+  /** Route template and its duration attributes, by URL and by template. */
+  private readonly _routes = new Map<
+    string,
+    { readonly template: string; readonly durations: DurationAttributes }
+  >();
+  private readonly _templates = new Map<string, DurationAttributes>();
+  private readonly _observeCounts = (result: ObservableResult): void => {
+    for (const slot of this._slots())
+      result.observe(slot.count, slot.attributes);
+  };
+  private readonly _observeLast = (result: ObservableResult): void => {
+    for (const slot of this._slots())
+      result.observe(slot.lastMs / 1000, slot.attributes);
   };
 
   private constructor(
@@ -130,11 +149,14 @@ export class UsageTelemetry {
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
-    this._requests = meter.createCounter(USAGE_INSTRUMENTS.clientRequests, {
-      description:
-        'Requests to the legacy metrics API by client (address and User-Agent) and route.',
-      unit: '{request}',
-    });
+    this._requests = meter.createObservableCounter(
+      USAGE_INSTRUMENTS.clientRequests,
+      {
+        description:
+          'Requests to the legacy metrics API by client (address and User-Agent) and route.',
+        unit: '{request}',
+      }
+    );
     this._lastRequest = meter.createObservableGauge(
       USAGE_INSTRUMENTS.clientLastRequest,
       {
@@ -220,52 +242,63 @@ export class UsageTelemetry {
     );
   }
 
-  /** Records every response of the plugin's routes; stops observing when the app closes. */
-  install(fastify: FastifyInstance): void {
-    this._lastRequest.addCallback(this._observe);
-    fastify.addHook('onResponse', (request, reply, done) => {
-      this.record(request, reply);
-      done();
-    });
+  /**
+   * `handler`, recording each request once it has answered: a wrapper rather than an onResponse
+   * hook, which would cost about as much again as the recording. Stops observing when the app closes.
+   */
+  wrap(
+    handler: (request: FastifyRequest, reply: FastifyReply) => void,
+    fastify: FastifyInstance
+  ): (request: FastifyRequest, reply: FastifyReply) => void {
+    this._requests.addCallback(this._observeCounts);
+    this._lastRequest.addCallback(this._observeLast);
     fastify.addHook('onClose', (_instance, done) => {
-      this._lastRequest.removeCallback(this._observe);
+      this._requests.removeCallback(this._observeCounts);
+      this._lastRequest.removeCallback(this._observeLast);
       done();
     });
+    return (request, reply) => {
+      handler(request, reply);
+      this.record(request, reply);
+    };
   }
 
-  /** Records one answered request. */
+  /**
+   * Records one answered request. Its duration runs from fastify's start of the request to now:
+   * the plugin's replies are sent synchronously, so that is when the response was handed over.
+   */
   record(request: FastifyRequest, reply: FastifyReply): void {
-    const route = this._route(request);
-    const method = KNOWN_METHODS.has(request.method)
-      ? request.method
-      : '_OTHER';
-    const status = reply.statusCode;
-    const key = `${method} ${status} ${route}`;
-    let attributes = this._durationAttributes.get(key);
-    if (attributes === undefined) {
-      attributes = {
-        'http.request.method': method,
-        'http.route': route,
-        'http.response.status_code': status,
-        'url.scheme': request.protocol,
-      };
-      // Methods, statuses and routes are few, but not when a scan sends unknown methods: bound it.
-      if (this._durationAttributes.size < ROUTE_MEMO_LIMIT * 4)
-        this._durationAttributes.set(key, attributes);
-    }
-    this._duration.record(reply.elapsedTime / 1000, attributes);
-
-    const slot = this._slot(this._client(request, route), route);
+    const { template, durations } = this._route(request);
+    this._duration.record(
+      reply.elapsedTime / 1000,
+      durationAttributes(durations, template, request, reply.statusCode)
+    );
+    const slot = this._slot(this._client(request, template), template);
+    slot.count++;
     slot.lastMs = this._clock();
-    this._requests.add(1, slot.attributes);
+  }
+
+  private *_slots(): Iterable<RouteSlot> {
+    for (const client of this._clients.values()) yield* client.routes.values();
+    yield* this._other.routes.values();
   }
 
   /** The route template, e.g. `/api/metrics/host_type/:host_type/:metric`, never the raw path. */
-  private _route(request: FastifyRequest): string {
+  private _route(request: FastifyRequest): {
+    readonly template: string;
+    readonly durations: DurationAttributes;
+  } {
     const url = request.url;
     let route = this._routes.get(url);
     if (route === undefined) {
-      route = this._template(url) ?? request.routeOptions.url ?? '';
+      const template =
+        this._template(url) ?? request.routeOptions.url ?? this._prefix;
+      let durations = this._templates.get(template);
+      if (durations === undefined) {
+        durations = new Map();
+        this._templates.set(template, durations);
+      }
+      route = { template, durations };
       if (this._routes.size < ROUTE_MEMO_LIMIT) this._routes.set(url, route);
     }
     return route;
@@ -296,8 +329,22 @@ export class UsageTelemetry {
   }
 
   private _client(request: FastifyRequest, route: string): Client {
-    const address = request.ip;
     const userAgent = request.headers['user-agent'];
+    const socket = request.raw.socket;
+    const connection = this._connections.get(socket);
+    if (connection !== undefined && connection.userAgent === userAgent)
+      return connection.client;
+    const client = this._lookUp(request, userAgent, route);
+    this._connections.set(socket, { userAgent, client });
+    return client;
+  }
+
+  private _lookUp(
+    request: FastifyRequest,
+    userAgent: string | undefined,
+    route: string
+  ): Client {
+    const address = request.ip;
     const key = `${address} ${userAgent ?? ''}`;
     const known = this._clients.get(key);
     if (known !== undefined) return known;
@@ -334,10 +381,40 @@ export class UsageTelemetry {
     if (slot === undefined) {
       slot = {
         attributes: { ...client.attributes, 'http.route': route },
+        count: 0,
         lastMs: 0,
       };
       client.routes.set(route, slot);
     }
     return slot;
   }
+}
+
+/**
+ * The attribute set of `http.server.request.duration`. Methods (`_OTHER` beyond the standard
+ * ones), statuses and routes are few, so each set is made once.
+ */
+function durationAttributes(
+  durations: DurationAttributes,
+  route: string,
+  request: FastifyRequest,
+  status: number
+): Attributes {
+  const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
+  let byStatus = durations.get(method);
+  if (byStatus === undefined) {
+    byStatus = new Map();
+    durations.set(method, byStatus);
+  }
+  let attributes = byStatus.get(status);
+  if (attributes === undefined) {
+    attributes = {
+      'http.request.method': method,
+      'http.route': route,
+      'http.response.status_code': status,
+      'url.scheme': request.protocol,
+    };
+    byStatus.set(status, attributes);
+  }
+  return attributes;
 }

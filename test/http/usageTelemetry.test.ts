@@ -376,7 +376,7 @@ describe('usage telemetry', () => {
       metrics.setGlobalMeterProvider(provider);
       await register({ deprecation: { since: '2026-01-01' } });
       expect(
-        await collector.points(USAGE_INSTRUMENTS.clientRequests)
+        await collector.points(USAGE_INSTRUMENTS.requestDuration)
       ).toHaveLength(1);
     });
 

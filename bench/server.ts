@@ -2,7 +2,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { legacyMetricsApi, LegacyMetricsReader } from '../src';
+import { legacyMetricsApi, LegacyMetricsReader, USAGE_VIEWS } from '../src';
 import { argument, emit, serveCommands } from './ipc';
 import {
   hostTypeNames,
@@ -51,7 +51,10 @@ async function main(): Promise<void> {
       : { histogramMaxBuckets: Number(histogramMaxBuckets) }),
   });
   const prometheus = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({ readers: [reader, prometheus] });
+  const provider = new MeterProvider({
+    readers: [reader, prometheus],
+    views: [...USAGE_VIEWS],
+  });
   const workload = new Workload(provider.getMeter('bench'), scale);
   workload.populate();
 

@@ -47,6 +47,7 @@ export {
   DEFAULT_USAGE_OPTIONS,
   OTHER_CLIENT,
   USAGE_INSTRUMENTS,
+  USAGE_VIEWS,
 } from './http/usageTelemetry';
 export type {
   LegacyApiUsageOptions,

@@ -13,6 +13,7 @@ import {
   type ObservableGauge,
   type ObservableResult,
 } from '@opentelemetry/api';
+import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PACKAGE_METER_NAME, type Variant } from '../attributes';
 import { InvalidOptionError } from '../errors';
@@ -61,6 +62,23 @@ export const OTHER_CLIENT = 'other';
 const DURATION_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
 ];
+/**
+ * Views that make each request's duration one recording whatever the number of readers. Without a
+ * View the SDK keeps a storage per reader, and a reader with its own histogram aggregation (the
+ * legacy reader's exponential one) costs a second recording per request. `createMeterProviderWithLegacyApi`
+ * adds them; give them to your own MeterProvider (`views`) for the same effect.
+ */
+export const USAGE_VIEWS: readonly ViewOptions[] = Object.freeze([
+  {
+    meterName: PACKAGE_METER_NAME,
+    instrumentName: USAGE_INSTRUMENTS.requestDuration,
+    aggregation: {
+      type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM,
+      options: { boundaries: DURATION_BUCKETS },
+    },
+  } satisfies ViewOptions,
+]);
+
 /** Methods the HTTP semantic conventions name; every other method is `_OTHER`. */
 const KNOWN_METHODS = new Set([
   'CONNECT',

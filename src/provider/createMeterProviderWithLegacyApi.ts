@@ -26,6 +26,7 @@ import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import type { LegacyMetricsReaderOptions } from '../reader/options';
 import { baseUrl, isLoopbackAddress } from '../http/startLegacyMetricsServer';
+import { USAGE_VIEWS } from '../http/usageTelemetry';
 
 /**
  * Where the Prometheus exporter is scraped: a listener of its own (`host`, `port`, `endpoint`),
@@ -544,7 +545,12 @@ export async function createMeterProviderWithLegacyApi(
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resolved.resource ?? null);
-  const meterProvider = new MeterProvider({ resource, readers });
+  // One recording per request of the legacy API's usage telemetry, whatever the readers.
+  const meterProvider = new MeterProvider({
+    resource,
+    readers,
+    views: [...USAGE_VIEWS],
+  });
 
   let stopped = false;
   const serveExposition = (

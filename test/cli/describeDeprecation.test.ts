@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseLegacyApiConfig } from '../../src';
 import { describeConfig } from '../../src/cli/checkConfigCommand';
+import { startDemo, type RunningDemo } from '../../src/cli/demoCommand';
 import { describeDeprecation } from '../../src/cli/describeDeprecation';
 
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'server.toml');
@@ -64,5 +65,46 @@ describe('describeDeprecation', () => {
       'successor   none named (createMeterProviderWithLegacyApi and the demo name their Prometheus URL)',
       'brownouts   none',
     ]);
+  });
+});
+
+describe('startDemo with a deprecation', () => {
+  let demo: RunningDemo | undefined;
+
+  afterEach(async () => {
+    await demo?.stop();
+    demo = undefined;
+  });
+
+  it('should print the schedule at start and name its Prometheus URL as the successor', async () => {
+    const config = parseLegacyApiConfig(
+      `[[listen.http]]
+  port = 0
+  [[listen.http.handlers.service_api]]
+    host = "_"
+    path = "/api"
+    [listen.http.handlers.service_api.deprecation]
+      since = 2026-01-01
+`,
+      'deprecated.toml'
+    );
+    const lines: string[] = [];
+    demo = await startDemo({
+      config,
+      prometheusPort: 0,
+      out: line => lines.push(line),
+    });
+    const prometheusUrl = demo.prometheusUrl;
+    expect(lines.slice(1, 5)).toEqual([
+      '  deprecation       since 2026-01-01T00:00:00Z (header Deprecation: @1767225600)',
+      '  sunset            none announced',
+      `  successor         ${prometheusUrl} (the Prometheus endpoint)`,
+      '  brownouts         none',
+    ]);
+    const res = await fetch(demo.listeners[0]!.metricsUrl);
+    await res.arrayBuffer();
+    expect(res.headers.get('link')).toBe(
+      `<${prometheusUrl}>; rel="successor-version"`
+    );
   });
 });

@@ -6,7 +6,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  DEPRECATION_EXPECTED,
   formatInstant,
+  parseHttpUrl,
   renderFound,
   resolveDeprecation,
   type DeprecationOptions,
@@ -123,15 +125,15 @@ export class DeprecationPolicy {
     what: string
   ): DeprecationPolicy | undefined {
     const { deprecation, defaultSuccessor } = options;
-    if (defaultSuccessor !== undefined) {
-      resolveDeprecation(
-        { since: new Date(0), successor: defaultSuccessor },
-        'camel',
-        problem => {
-          throw new InvalidOptionError(
-            `${what}defaultSuccessor must be ${problem.expected} (got ${renderFound(problem.found)})`
-          );
-        }
+    const fallback =
+      defaultSuccessor === undefined
+        ? undefined
+        : typeof defaultSuccessor === 'string'
+          ? parseHttpUrl(defaultSuccessor)
+          : undefined;
+    if (defaultSuccessor !== undefined && fallback === undefined) {
+      throw new InvalidOptionError(
+        `${what}defaultSuccessor must be ${DEPRECATION_EXPECTED.url} (got ${renderFound(defaultSuccessor)})`
       );
     }
     if (deprecation === undefined) return undefined;
@@ -144,8 +146,8 @@ export class DeprecationPolicy {
       );
     });
     return new DeprecationPolicy(
-      settings.successor === undefined && defaultSuccessor !== undefined
-        ? { ...settings, successor: new URL(defaultSuccessor).href }
+      settings.successor === undefined && fallback !== undefined
+        ? { ...settings, successor: fallback }
         : settings
     );
   }

@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_READER_OPTIONS } from '../src';
 import { ChildChannel } from './ipc';
-import { CEILING_ROUTES } from './server';
+import { CEILING_ROUTES, DEPRECATED_PREFIX } from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
 import {
   isScaleName,
@@ -22,8 +22,9 @@ import {
  * For each scale: measures the reader's tick and heap in two child processes (legacy reader vs a
  * reader with the same SDK aggregation that keeps nothing), then starts the server under test
  * (server.ts) in a child process and drives it with wrk at one connection count: for each legacy
- * endpoint, a static route sending a copy of its body (the ceiling) and the endpoint itself,
- * alternating in rounds; last, the Prometheus exporter's handler. Prints one table of
+ * endpoint, a static route sending a copy of its body (the ceiling), the endpoint itself and the
+ * endpoint with deprecation headers and usage telemetry on, alternating in rounds; last, the
+ * Prometheus exporter's handler. Prints one table of
  * throughput and one of the reader's own costs, and writes the numbers to .bench/results.json.
  */
 
@@ -335,6 +336,18 @@ async function benchScale(
       const probe = await get(`${base}${path}`);
       if (probe.status !== 200)
         throw new Error(`${path} answered ${probe.status}`);
+      const deprecatedPath = path.replace(/^\/api/, DEPRECATED_PREFIX);
+      const deprecatedProbe = await fetch(`${base}${deprecatedPath}`, {
+        headers: ACCEPT,
+      });
+      await deprecatedProbe.arrayBuffer();
+      if (
+        deprecatedProbe.status !== 200 ||
+        deprecatedProbe.headers.get('deprecation') === null
+      )
+        throw new Error(
+          `${deprecatedPath} answered ${deprecatedProbe.status} without a Deprecation header`
+        );
       const { bytes } = await channel.call<{ bytes: number }>('ceiling', {
         index,
         path,
@@ -343,12 +356,15 @@ async function benchScale(
       log(`[${scale.name}] ${path} (${bytes} B) and its ceiling`);
       await warmUp(ceilingPath);
       await warmUp(path);
-      // Alternate, so that drift in the machine's speed falls on both alike.
+      await warmUp(deprecatedPath);
+      // Alternate, so that drift in the machine's speed falls on all alike.
       const ceilingRounds: Measured[] = [];
       const legacyRounds: Measured[] = [];
+      const deprecatedRounds: Measured[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         ceilingRounds.push(await round(ceilingPath, roundSeconds));
         legacyRounds.push(await round(path, roundSeconds));
+        deprecatedRounds.push(await round(deprecatedPath, roundSeconds));
       }
       const ceiling = combine(ceilingRounds);
       const legacyCase = combine(legacyRounds);
@@ -365,6 +381,14 @@ async function benchScale(
         kind: 'legacy',
         bodyBytes: probe.bytes,
         ...legacyCase,
+        ceiling: ceiling.load,
+      });
+      rows.push({
+        scale: scale.name,
+        name: `${path.replace(hostType, '<one>').replace(metric, '<metric>')} (deprecation headers and usage telemetry on)`,
+        kind: 'legacy',
+        bodyBytes: probe.bytes,
+        ...combine(deprecatedRounds),
         ceiling: ceiling.load,
       });
     }

@@ -2,7 +2,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { legacyMetricsApi, LegacyMetricsReader } from '../src';
+import { legacyMetricsApi, LegacyMetricsReader, USAGE_VIEWS } from '../src';
 import { argument, emit, serveCommands } from './ipc';
 import {
   hostTypeNames,
@@ -14,11 +14,23 @@ import {
 
 /**
  * The server under test, run as a child of `run.ts`: one fastify app serving, from one
- * MeterProvider, the legacy API (`/api/metrics…`), the Prometheus exporter's handler
+ * MeterProvider, the legacy API (`/api/metrics…`; again under `/deprecated/metrics…` with
+ * deprecation headers and usage telemetry on), the Prometheus exporter's handler
  * (`/metrics`, as a user would mount it beside us) and the ceiling: static routes
  * (`/ceiling/<n>`) that send a prepared copy of a legacy body. A timer records into a
  * rotating 10% of the series every second while load runs.
  */
+
+/** Where the same API is served with deprecation headers and usage telemetry on. */
+export const DEPRECATED_PREFIX = '/deprecated';
+/** Every header a deprecation sends; no in-band metric, so that bodies stay the same size. */
+const DEPRECATION = {
+  since: '2026-01-01',
+  sunset: '2099-12-31',
+  successor: 'http://127.0.0.1:9464/metrics',
+  documentation: 'https://example.com/legacy-api-end',
+  brownouts: [{ start: '2099-06-01T10:00:00Z', duration: 'PT1H' }],
+};
 
 /** Static routes available to hold ceiling bodies. */
 export const CEILING_ROUTES = 8;
@@ -39,12 +51,21 @@ async function main(): Promise<void> {
       : { histogramMaxBuckets: Number(histogramMaxBuckets) }),
   });
   const prometheus = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({ readers: [reader, prometheus] });
+  const provider = new MeterProvider({
+    readers: [reader, prometheus],
+    views: [...USAGE_VIEWS],
+  });
   const workload = new Workload(provider.getMeter('bench'), scale);
   workload.populate();
 
   const app = Fastify({ logger: false });
   await app.register(legacyMetricsApi, { reader, prefix: '/api' });
+  await app.register(legacyMetricsApi, {
+    reader,
+    prefix: DEPRECATED_PREFIX,
+    deprecation: DEPRECATION,
+    meterProvider: provider,
+  });
   app.get('/metrics', (request, reply) => {
     reply.hijack();
     prometheus.getMetricsRequestHandler(request.raw, reply.raw);

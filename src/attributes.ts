@@ -17,3 +17,9 @@ export type Variant = 'host_type' | 'host';
 
 /** Every variant, in the order they are documented. */
 export const VARIANTS: readonly Variant[] = ['host_type', 'host'];
+
+/**
+ * The meter scope of the package's own usage telemetry. The legacy reader leaves it out: those
+ * instruments are for Prometheus and OTLP.
+ */
+export const PACKAGE_METER_NAME = 'otel-legacy-metrics-api';

@@ -1,10 +1,19 @@
-export { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE, VARIANTS } from './attributes';
+export {
+  HOST_ATTRIBUTE,
+  HOST_TYPE_ATTRIBUTE,
+  PACKAGE_METER_NAME,
+  VARIANTS,
+} from './attributes';
 export type { Variant } from './attributes';
 export {
   loadLegacyApiConfig,
   parseLegacyApiConfig,
 } from './config/loadLegacyApiConfig';
 export { CONFIG_DEFAULTS, KNOWN_HANDLERS } from './config/types';
+export type {
+  BrownoutOptions,
+  DeprecationOptions,
+} from './config/deprecationConfig';
 export type {
   HandlerGroupConfig,
   KnownHandler,
@@ -16,6 +25,7 @@ export {
   DEFAULT_METER_PROVIDER_OPTIONS,
 } from './provider/createMeterProviderWithLegacyApi';
 export type {
+  LegacyApiProviderOptions,
   MeterProviderWithLegacyApi,
   MeterProviderWithLegacyApiOptions,
   OtlpOptions,
@@ -31,6 +41,18 @@ export {
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
 export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
 export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
+export type { LegacyApiDeprecationOptions } from './http/deprecation';
+export { IN_BAND_METRIC_NAME } from './http/inBandSunsetMetric';
+export {
+  DEFAULT_USAGE_OPTIONS,
+  OTHER_CLIENT,
+  USAGE_INSTRUMENTS,
+  USAGE_VIEWS,
+} from './http/usageTelemetry';
+export type {
+  LegacyApiUsageOptions,
+  UsageOptions,
+} from './http/usageTelemetry';
 export { DEFAULT_READER_OPTIONS } from './reader/options';
 export type {
   LegacyMetricsReaderOptions,

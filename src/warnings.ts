@@ -21,6 +21,8 @@ export const WARNING_CODES = Object.freeze({
   collectTimeout: 'LEGACY_API_COLLECT_TIMEOUT',
   /** A collection reported an error (an observable callback threw). */
   collectError: 'LEGACY_API_COLLECT_ERROR',
+  /** A client polls the legacy API for the first time (or the client table is full). */
+  newClient: 'LEGACY_API_NEW_CLIENT',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */

@@ -10,6 +10,7 @@ import {
   servesMetrics,
 } from '../http/startLegacyMetricsListeners';
 import { isLoopbackAddress, normalizePrefix } from '../optionValidation';
+import { describeDeprecation } from './describeDeprecation';
 
 /** Host names that answer as one, as the legacy API's Host routing treats them. */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -110,6 +111,7 @@ function describeGroup(group: HandlerGroupConfig): string[] {
       `${group.variant} (${api}/${group.variant}/:${group.variant})`
     ),
     setting(2, 'handlers', describeHandlers(group.handlers)),
+    ...describeDeprecation(group.deprecation, '    ', NAME_WIDTH - 4),
   ];
 }
 

@@ -19,6 +19,7 @@ import {
 } from '../optionValidation';
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from './packageInfo';
+import { describeDeprecation } from './describeDeprecation';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -84,7 +85,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const legacy = await startLegacyMetricsListeners(
     telemetry.legacyReader,
     config.listeners,
-    { file: config.file }
+    { file: config.file, ...telemetry.legacyApiOptions }
   ).catch(async (error: unknown) => {
     await telemetry.shutdown();
     throw error;
@@ -93,7 +94,19 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     telemetry.meterProvider.getMeter('messaging-server')
   );
   const prometheusUrl = telemetry.prometheusUrl;
-  for (const listener of legacy.listeners) options.out(startupLine(listener));
+  for (const listener of legacy.listeners) {
+    options.out(startupLine(listener));
+    const group = config.listeners
+      .flatMap(({ handlerGroups }) => handlerGroups)
+      .find(({ place }) => place === listener.place);
+    for (const line of describeDeprecation(
+      group?.deprecation,
+      '  ',
+      18,
+      prometheusUrl
+    ))
+      options.out(line);
+  }
   if (prometheusUrl !== undefined)
     options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');

@@ -6,6 +6,7 @@
 import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
+import { readTermDeprecation } from './deprecationConfig';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
@@ -50,7 +51,7 @@ const TRANSPORT_OPTIONS = [
   'max_connections',
   ...Object.keys(TIMEOUT_SETTINGS),
 ];
-const GROUP_OPTIONS = ['handlers', 'variant'];
+const GROUP_OPTIONS = ['handlers', 'variant', 'deprecation'];
 const MODULE_ENTRY_SHAPES =
   '{Host, Path, Module}, {Host, Path, Module, Options} or {Host, Path, Options}';
 
@@ -338,6 +339,14 @@ class TermListenerReader {
       path: path.value,
       variant: this._variant(valueOf(options.get('variant'))),
       handlers: this._handlers(valueOf(options.get('handlers'))),
+      ...(options.has('deprecation')
+        ? {
+            deprecation: readTermDeprecation(
+              valueOf(options.get('deprecation'))!,
+              this._file
+            ),
+          }
+        : {}),
       place: placeOf(entry),
     };
   }

@@ -10,6 +10,7 @@ import type { TomlTable, TomlValue } from 'smol-toml' with {
 import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
+import { readTomlDeprecation } from './deprecationConfig';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
@@ -52,7 +53,7 @@ const TRANSPORT_KEYS = [
   'max_connections',
   ...Object.keys(TIMEOUT_SETTINGS),
 ];
-const GROUP_KEYS = ['host', 'path', 'handlers', 'variant'];
+const GROUP_KEYS = ['host', 'path', 'handlers', 'variant', 'deprecation'];
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 const ERROR_PREFIX = /^Invalid TOML document: /;
 
@@ -254,6 +255,15 @@ class TomlListenerReader {
       path,
       variant: this._variant(table['variant'], `${place}.variant`),
       handlers: this._handlers(table['handlers'], `${place}.handlers`),
+      ...(table['deprecation'] === undefined
+        ? {}
+        : {
+            deprecation: readTomlDeprecation(
+              table['deprecation'],
+              `${place}.deprecation`,
+              this._file
+            ),
+          }),
       place,
     };
   }

@@ -3,6 +3,7 @@
  * configuration file that carry the legacy metrics API handler group.
  */
 import type { Variant } from '../attributes';
+import type { DeprecationOptions } from './deprecationConfig';
 
 /** Names of the handlers a handler group may list. */
 export const KNOWN_HANDLERS = [
@@ -64,6 +65,12 @@ export interface HandlerGroupConfig {
    * @default ['service_api_metrics', 'service_api_users']
    */
   handlers: string[];
+  /**
+   * How the group announces the API's end (an extension: a TOML `deprecation` table, a term
+   * `{deprecation, [...]}` option).
+   * @default undefined
+   */
+  deprecation?: DeprecationOptions;
   /** Where it was defined: `listen.http[0].handlers.service_api[1]` or `line 4, column 9`. */
   place: string;
 }

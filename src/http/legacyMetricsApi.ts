@@ -17,9 +17,16 @@ import type { LegacyResponse, Snapshot } from '../snapshot/Snapshot';
 import { negotiate, type LegacyFormat } from './contentNegotiation';
 import { SERIALIZERS, sendError } from './errorResponse';
 import { ANY_HOST, hostConstraints } from './hostConstraint';
+import {
+  DeprecationPolicy,
+  type LegacyApiDeprecationOptions,
+} from './deprecation';
+import { InBandSunsetMetric } from './inBandSunsetMetric';
+import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
-export interface LegacyMetricsApiOptions {
+export interface LegacyMetricsApiOptions
+  extends LegacyApiDeprecationOptions, LegacyApiUsageOptions {
   /** The reader whose snapshots are served. */
   reader: LegacyMetricsReader;
   /**
@@ -43,6 +50,10 @@ const PLUGIN_OPTION_KEYS = [
   'reader',
   'variant',
   'host',
+  'deprecation',
+  'defaultSuccessor',
+  'meterProvider',
+  'usage',
   'prefix',
   'logLevel',
   'logSerializers',
@@ -118,6 +129,21 @@ async function legacyMetricsApiPlugin(
 ): Promise<void> {
   const { reader, variant, host } = validatePluginOptions(options);
   const prefixLength = fastify.prefix.length;
+  // Deprecation and usage telemetry: decided here, nothing installed when not configured.
+  const deprecation = DeprecationPolicy.fromOptions(
+    options,
+    'legacyMetricsApi: '
+  );
+  const inBand =
+    deprecation?.settings.inBand === true
+      ? new InBandSunsetMetric(deprecation, variant, reader.allMetricsAreGlobal)
+      : undefined;
+  const usage = UsageTelemetry.fromOptions(options, 'legacyMetricsApi: ', {
+    prefix: fastify.prefix,
+    variant,
+    clock: () => reader.now(),
+    deprecated: deprecation !== undefined,
+  });
 
   const negotiated = new Map<
     string | undefined,
@@ -146,6 +172,7 @@ async function legacyMetricsApiPlugin(
    * read-only, so a body is never parsed whatever its type and length.
    */
   const rejectMethod = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (deprecation?.intercept(request, reply, reader.now()) === true) return;
     const method = request.method;
     if (NOT_ALLOWED_METHODS.has(method)) {
       reply.header('allow', ALLOWED_METHODS);
@@ -161,6 +188,7 @@ async function legacyMetricsApiPlugin(
   };
 
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (deprecation?.intercept(request, reply, reader.now()) === true) return;
     if (request.method === 'OPTIONS') {
       void reply.code(200).header('allow', ALLOWED_METHODS).send();
       return;
@@ -208,7 +236,10 @@ async function legacyMetricsApiPlugin(
           ),
         };
       } else {
-        response = snapshot.respond(variant, segments, serializer);
+        response =
+          inBand === undefined
+            ? snapshot.respond(variant, segments, serializer)
+            : inBand.respond(snapshot, segments, format);
         if (response.status === 200 && memo[format].size < MEMO_LIMIT)
           memo[format].set(url, response);
       }
@@ -229,10 +260,19 @@ async function legacyMetricsApiPlugin(
     method => !readMethods.includes(method)
   );
   const constraints = hostConstraints(fastify, host);
+  // Usage telemetry, when configured, records every answer of both routes.
+  const served = usage === undefined ? handler : usage.wrap(handler, fastify);
+  const rejected =
+    usage === undefined
+      ? rejectMethod
+      : (request: FastifyRequest, reply: FastifyReply): void => {
+          rejectMethod(request, reply);
+          usage.record(request, reply);
+        };
   for (const url of paths) {
     const routes: RouteOptions[] = [
-      { method: readMethods, url, handler },
-      { method: otherMethods, url, onRequest: rejectMethod, handler },
+      { method: readMethods, url, handler: served },
+      { method: otherMethods, url, onRequest: rejected, handler },
     ];
     for (const route of routes)
       fastify.route({ ...route, exposeHeadRoute: false, ...constraints });

@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Variant } from '../attributes';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import { legacyMetricsApi } from './legacyMetricsApi';
+import type { DeprecationOptions } from '../config/deprecationConfig';
+import type { LegacyApiDeprecationOptions } from './deprecation';
 import { createListenerApp, type ListenerSettings } from './listen';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
+
+/** What every legacy API of a set of listeners shares: usage telemetry and the default successor. */
+export type SharedApiOptions = LegacyApiUsageOptions &
+  Pick<LegacyApiDeprecationOptions, 'defaultSuccessor'>;
 
 /** One mount of the legacy API on an app: where and how it is served. */
 export interface LegacyMount {
@@ -11,6 +18,8 @@ export interface LegacyMount {
   variant: Variant;
   /** The Host the mount answers to; `_` for any. */
   host: string;
+  /** How the mount announces its end. @default undefined */
+  deprecation?: DeprecationOptions;
 }
 
 /**
@@ -21,7 +30,8 @@ export interface LegacyMount {
 export function createLegacyMetricsApp(
   reader: LegacyMetricsReader,
   mounts: readonly LegacyMount[],
-  settings: Partial<ListenerSettings> = {}
+  settings: Partial<ListenerSettings> = {},
+  shared: SharedApiOptions = {}
 ): FastifyInstance {
   const app = createListenerApp(settings);
   for (const mount of mounts) {
@@ -32,6 +42,10 @@ export function createLegacyMetricsApp(
       variant: mount.variant,
       host: mount.host,
       prefix,
+      deprecation: mount.deprecation,
+      defaultSuccessor: shared.defaultSuccessor,
+      meterProvider: shared.meterProvider,
+      usage: shared.usage,
     });
   }
   return app;

@@ -23,7 +23,10 @@ import {
   prefixOption,
 } from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import { createLegacyMetricsApp } from './legacyMetricsApp';
+import {
+  createLegacyMetricsApp,
+  type SharedApiOptions,
+} from './legacyMetricsApp';
 import {
   baseUrl,
   listenApp,
@@ -31,12 +34,18 @@ import {
   TIMEOUT_KEYS,
   type ListenerSettings,
 } from './listen';
+import type { DeprecationOptions } from '../config/deprecationConfig';
+import type { LegacyApiDeprecationOptions } from './deprecation';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
 
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
 
 /** Options of {@link startLegacyMetricsListeners}. */
-export interface LegacyMetricsListenersOptions {
+export interface LegacyMetricsListenersOptions
+  extends
+    LegacyApiUsageOptions,
+    Pick<LegacyApiDeprecationOptions, 'defaultSuccessor'> {
   /**
    * The configuration file the listeners come from, named at the start of a
    * {@link ListenError}'s message (`examples/server.toml: listen.http[0]: cannot listen on …`).
@@ -84,6 +93,8 @@ export interface GroupPlan {
   readonly variant: Variant;
   readonly host: string;
   readonly place: string;
+  /** How the group announces its end; validated when its plugin is registered. */
+  readonly deprecation?: DeprecationOptions;
 }
 
 /** One listener to start, validated: the common ground of the server and the configured listeners. */
@@ -120,7 +131,15 @@ const LISTENER_KEYS = [
   'place',
   ...TIMEOUT_KEYS,
 ];
-const GROUP_KEYS = ['host', 'path', 'variant', 'handlers', 'place'];
+const GROUP_KEYS = [
+  'host',
+  'path',
+  'variant',
+  'handlers',
+  'place',
+  'deprecation',
+];
+const SHARED_OPTION_KEYS = ['defaultSuccessor', 'meterProvider', 'usage'];
 const CONFIG_KEYS = ['file', 'format', 'listeners'];
 
 /**
@@ -147,14 +166,19 @@ export async function startLegacyMetricsListeners(
   options: LegacyMetricsListenersOptions = {}
 ): Promise<LegacyMetricsListeners> {
   const { listeners, file } = resolveConfig(config, options);
-  return startListeners(reader, planListeners(listeners), file);
+  const { defaultSuccessor, meterProvider, usage } = options ?? {};
+  return startListeners(reader, planListeners(listeners), file, {
+    defaultSuccessor,
+    meterProvider,
+    usage,
+  });
 }
 
 function resolveConfig(
   config: unknown,
   options: unknown
 ): { listeners: readonly unknown[]; file: string | undefined } {
-  checkOptionObject('options', options ?? {}, ['file']);
+  checkOptionObject('options', options ?? {}, ['file', ...SHARED_OPTION_KEYS]);
   const file = nonEmptyStringOption(
     'options.file',
     (options as LegacyMetricsListenersOptions | undefined)?.file
@@ -254,6 +278,7 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
       ),
       host: nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
       place: typeof group['place'] === 'string' ? group['place'] : path,
+      deprecation: group['deprecation'] as DeprecationOptions | undefined,
     };
     if (plan.host === '')
       invalidOption(
@@ -273,7 +298,8 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
 export async function startListeners(
   reader: LegacyMetricsReader,
   plans: readonly ListenerPlan[],
-  file: string | undefined
+  file: string | undefined,
+  shared: SharedApiOptions = {}
 ): Promise<LegacyMetricsListeners> {
   const apps: FastifyInstance[] = [];
   const running: RunningLegacyListener[] = [];
@@ -284,9 +310,14 @@ export async function startListeners(
     ).then(() => undefined));
 
   try {
+    // Every app is made ready first: the plugins' option errors (a deprecation's dates, usage)
+    // surface as themselves, before any listener is bound.
     for (const plan of plans) {
-      const app = createLegacyMetricsApp(reader, plan.groups, plan);
+      const app = createLegacyMetricsApp(reader, plan.groups, plan, shared);
       apps.push(app);
+      await app.ready();
+    }
+    for (const [index, plan] of plans.entries()) {
       const where =
         file === undefined
           ? plan.place
@@ -294,7 +325,7 @@ export async function startListeners(
             ? file
             : `${file}: ${plan.place}`;
       const { address, port } = await listenApp(
-        app,
+        apps[index]!,
         plan.address,
         plan.port,
         where

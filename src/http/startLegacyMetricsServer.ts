@@ -11,6 +11,7 @@ import {
   prefixOption,
 } from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacyApiDeprecationOptions } from './deprecation';
 import { ANY_HOST } from './hostConstraint';
 import {
   baseUrl,
@@ -19,9 +20,11 @@ import {
   type ListenerTimeouts,
 } from './listen';
 import { startListeners } from './startLegacyMetricsListeners';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of {@link startLegacyMetricsServer}. */
-export interface LegacyMetricsServerOptions extends ListenerTimeouts {
+export interface LegacyMetricsServerOptions
+  extends ListenerTimeouts, LegacyApiDeprecationOptions, LegacyApiUsageOptions {
   /** The TCP port; 0 picks a free one. */
   port: number;
   /**
@@ -82,6 +85,10 @@ const SERVER_KEYS = [
   'variant',
   'maxConnections',
   ...TIMEOUT_KEYS,
+  'deprecation',
+  'defaultSuccessor',
+  'meterProvider',
+  'usage',
 ];
 
 /**
@@ -140,6 +147,7 @@ export async function startLegacyMetricsServer(
     ),
     host: allowedHost,
     place: '',
+    deprecation: options.deprecation,
   };
   const started = await startListeners(
     reader,
@@ -153,7 +161,12 @@ export async function startLegacyMetricsServer(
         place: '',
       },
     ],
-    undefined
+    undefined,
+    {
+      defaultSuccessor: options.defaultSuccessor,
+      meterProvider: options.meterProvider,
+      usage: options.usage,
+    }
   );
   const listener = started.listeners[0]!;
   return {

@@ -19,6 +19,7 @@ import {
   servePrometheus,
   type PrometheusEndpoint,
 } from './prometheusEndpoint';
+import { USAGE_VIEWS } from '../http/usageTelemetry';
 
 export { DEFAULT_METER_PROVIDER_OPTIONS } from './options';
 export type {
@@ -27,6 +28,14 @@ export type {
   OtlpProtocol,
   PrometheusEndpointOptions,
 } from './options';
+
+/** See {@link MeterProviderWithLegacyApi.legacyApiOptions}. */
+export interface LegacyApiProviderOptions {
+  /** The provider built, which also receives the legacy API's usage telemetry. */
+  readonly meterProvider: MeterProvider;
+  /** The Prometheus URL (`prometheusUrl`), the successor of a deprecation that names none. */
+  readonly defaultSuccessor: string | undefined;
+}
 
 /** What {@link createMeterProviderWithLegacyApi} built. */
 export interface MeterProviderWithLegacyApi {
@@ -43,6 +52,12 @@ export interface MeterProviderWithLegacyApi {
   readonly prometheusUrl: string | undefined;
   /** The reader that pushes OTLP, or undefined when OTLP is off. */
   readonly otlpReader: PeriodicExportingMetricReader | undefined;
+  /**
+   * Options to spread into `startLegacyMetricsServer`, `startLegacyMetricsListeners` or the
+   * `legacyMetricsApi` plugin: the legacy API's usage telemetry goes to `meterProvider`, and a
+   * `deprecation` without a `successor` names the Prometheus URL.
+   */
+  readonly legacyApiOptions: LegacyApiProviderOptions;
   /** Collects every reader now: a legacy tick and an OTLP export. */
   forceFlush(): Promise<void>;
   /**
@@ -114,7 +129,12 @@ export async function createMeterProviderWithLegacyApi(
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(checked.resource ?? null);
-  const meterProvider = new MeterProvider({ resource, readers });
+  // One recording per request of the legacy API's usage telemetry, whatever the readers.
+  const meterProvider = new MeterProvider({
+    resource,
+    readers,
+    views: [...USAGE_VIEWS],
+  });
 
   let endpoint: PrometheusEndpoint | undefined;
   if (prometheusExporter !== undefined && checked.prometheus !== undefined) {
@@ -143,6 +163,8 @@ export async function createMeterProviderWithLegacyApi(
     prometheusExporter,
     prometheusUrl: endpoint?.url,
     otlpReader,
+    // Deprecation: the legacy API points its pollers at this provider's Prometheus endpoint.
+    legacyApiOptions: { meterProvider, defaultSuccessor: endpoint?.url },
     forceFlush: () => meterProvider.forceFlush(),
     shutdown: () => (shuttingDown ??= shutdown()),
   };

@@ -8,6 +8,7 @@ import {
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
 import { Snapshot } from '../snapshot/Snapshot';
+import { PACKAGE_METER_NAME } from '../attributes';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
 import {
@@ -86,6 +87,16 @@ export class LegacyMetricsReader extends MetricReader {
     return this._registered ? 'serving' : 'unregistered';
   }
 
+  /** The reader's clock (its `now` option), in milliseconds since the epoch. */
+  now(): number {
+    return this._options.now();
+  }
+
+  /** Whether per-host-type data is folded into global metrics (its `allMetricsAreGlobal` option). */
+  get allMetricsAreGlobal(): boolean {
+    return this._options.allMetricsAreGlobal;
+  }
+
   /** How many legacy series the reader holds. */
   get seriesCount(): number {
     return this._store.seriesCount;
@@ -143,7 +154,18 @@ export class LegacyMetricsReader extends MetricReader {
     const slot = Math.floor(now / this._options.slotMs);
     try {
       this._store.expire(slot);
-      this._store.apply(result.resourceMetrics, slot, now);
+      // The package's own usage telemetry goes to Prometheus and OTLP, not to the legacy API.
+      const resourceMetrics = result.resourceMetrics;
+      this._store.apply(
+        {
+          ...resourceMetrics,
+          scopeMetrics: resourceMetrics.scopeMetrics.filter(
+            scope => scope.scope.name !== PACKAGE_METER_NAME
+          ),
+        },
+        slot,
+        now
+      );
       this._reportErrors(result.errors);
     } catch (error) {
       // Faults are isolated per series in the store; this is a defect, reported and survived.

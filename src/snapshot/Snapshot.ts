@@ -93,7 +93,7 @@ export class Snapshot {
     segments: readonly string[],
     serializer: LegacySerializer
   ): LegacyResponse {
-    const cacheKey = `${variant}\u0000${serializer.contentType}\u0000${segments.join('\u0000')}`;
+    const cacheKey = `${variant}\u0000${serializer.cacheKey ?? serializer.contentType}\u0000${segments.join('\u0000')}`;
     const cached = this._bodies.get(cacheKey);
     if (cached !== undefined) return cached;
     const result = this._resolve(variant, segments, serializer);

@@ -404,12 +404,12 @@ describe('readTermListeners', () => {
             '{"_", "/api", service_api, [{handler, [service_api_metrics]}]}'
           )
         ),
-        'line 2, column 63: found unknown option handler, expected handlers or variant (did you mean handlers?)',
+        'line 2, column 63: found unknown option handler, expected one of handlers, variant, deprecation (did you mean handlers?)',
       ],
       [
         'an unknown option in the module-less form',
         listen(http('', '{"_", "/api", [{variants, host}]}')),
-        'line 2, column 50: found unknown option variants, expected handlers or variant (did you mean variant?)',
+        'line 2, column 50: found unknown option variants, expected one of handlers, variant, deprecation (did you mean variant?)',
       ],
       [
         'two module entries with the same host and path',

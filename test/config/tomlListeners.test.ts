@@ -303,7 +303,7 @@ describe('readTomlListeners', () => {
           'port = 8088',
           group('host = "_"\npath = "/api"\nprefix = "/metrics"')
         ),
-        'listen.http[0].handlers.service_api[0].prefix: found an unknown key, expected one of host, path, handlers, variant',
+        'listen.http[0].handlers.service_api[0].prefix: found an unknown key, expected one of host, path, handlers, variant, deprecation',
       ],
       [
         'an unknown key that needs quoting',
@@ -311,7 +311,7 @@ describe('readTomlListeners', () => {
           'port = 8088',
           group('host = "_"\npath = "/api"\n"the path" = "/metrics"')
         ),
-        'listen.http[0].handlers.service_api[0]."the path": found an unknown key, expected one of host, path, handlers, variant',
+        'listen.http[0].handlers.service_api[0]."the path": found an unknown key, expected one of host, path, handlers, variant, deprecation',
       ],
       [
         'two handler groups with the same host and path',

@@ -385,7 +385,7 @@ describe('legacyMetricsApi', () => {
       ],
       [
         { reader, hots: 'x' },
-        'legacyMetricsApi.hots: found an unknown option, expected one of reader, variant, host, prefix, logLevel, logSerializers (did you mean host?)',
+        'legacyMetricsApi.hots: found an unknown option, expected one of reader, variant, host, deprecation, defaultSuccessor, meterProvider, usage, prefix, logLevel, logSerializers (did you mean host?)',
       ],
     ];
     for (const [options, message] of cases) {

@@ -194,7 +194,7 @@ describe('startLegacyMetricsServer', () => {
     [
       'an unknown key',
       { hots: 'x' },
-      'hots: found an unknown option, expected one of port, address, host, allowedHost, path, variant, maxConnections, requestTimeout, headersTimeout, keepAliveTimeout (did you mean host?)',
+      'hots: found an unknown option, expected one of port, address, host, allowedHost, path, variant, maxConnections, requestTimeout, headersTimeout, keepAliveTimeout, deprecation, defaultSuccessor, meterProvider, usage (did you mean host?)',
     ],
     [
       'both address and its deprecated alias',

@@ -1,11 +1,4 @@
 import { ValueType } from '@opentelemetry/api';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
 import { join } from 'node:path';
 import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
 import {
@@ -16,12 +9,19 @@ import {
   describeWithClients,
   INSTALL_HINT,
   requireCommand,
-  start,
   stop,
   temporaryDirectory,
   waitUntil,
   type Tracked,
 } from './support';
+import {
+  exampleConfig,
+  HOSTNAME,
+  INSTANCE,
+  LEGACY_KEYS,
+  startCollectd,
+  writtenValues,
+} from './collectdSupport';
 
 /**
  * collectd's curl_json plugin polls the legacy API exactly as a legacy deployment does (the keys
@@ -29,18 +29,6 @@ import {
  * false` stores the raw numbers, which must equal what the API serves. The shipped example, with
  * the types this package recommends, must do the same.
  */
-
-const HOSTNAME = 'legacy-poller';
-const INSTANCE = 'messaging';
-const EXAMPLE = join(__dirname, '..', '..', 'examples', 'collectd.conf');
-/** curl_json keys of a legacy deployment: one per line of its `<URL>` block. */
-const LEGACY_KEYS = [
-  'metrics/sessionCount/value',
-  'metrics/*/count',
-  'metrics/*/one',
-];
-/** The csv writer's file name: `<type>-<key path joined with '-'>-YYYY-MM-DD`. */
-const CSV_FILE = /^([a-z]+)-(.+)-\d{4}-\d{2}-\d{2}$/;
 
 /** A legacy deployment's poller, with the test's timings. */
 function legacyConfig(dir: string, url: string): string {
@@ -76,53 +64,6 @@ ${keys}
   StoreRates false
 </Plugin>
 `;
-}
-
-/** The shipped example, pointed at the test's server and directory, polling every second. */
-function exampleConfig(dir: string, url: string): string {
-  const text = readFileSync(EXAMPLE, 'utf8');
-  const replaced = text
-    .replace(/^Hostname .*$/m, `Hostname "${HOSTNAME}"`)
-    .replace(/^Interval .*$/m, 'Interval 1')
-    .replace(/^MaxReadInterval .*$/m, 'MaxReadInterval 1')
-    .replace(
-      /<URL "http:\/\/127\.0\.0\.1:8088\/api\/metrics\/host_type\/localhost">/,
-      `<URL "${url}">`
-    )
-    .replace(/DataDir ".*"/, `DataDir "${join(dir, 'csv')}"`);
-  for (const [what, before] of [
-    ['Hostname', /^Hostname /m],
-    ['the URL', /<URL "http:\/\/127\.0\.0\.1:8088\//],
-    ['DataDir', /DataDir "/],
-  ] as const) {
-    if (!before.test(text))
-      throw new Error(
-        `examples/collectd.conf has no ${what} line to point at the test`
-      );
-  }
-  return `BaseDir "${dir}"\n${replaced}`;
-}
-
-/** Every value collectd wrote, by `<type>:<key path>`, e.g. `absolute:metrics-xmppMessageSent-count` → [7, 7]. */
-function writtenValues(dir: string): Map<string, number[]> {
-  const values = new Map<string, number[]>();
-  const out = join(dir, 'csv', HOSTNAME, `curl_json-${INSTANCE}`);
-  if (!existsSync(out)) return values;
-  // Sorted, so that after midnight the later day's lines come last.
-  for (const file of readdirSync(out).sort()) {
-    const match = CSV_FILE.exec(file);
-    if (match === null) continue;
-    // Header `epoch,value`, then one `<epoch>,<value>` line per read.
-    const lines = readFileSync(join(out, file), 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1);
-    const key = `${match[1]}:${match[2]}`;
-    const list = values.get(key) ?? [];
-    for (const line of lines) list.push(Number(line.split(',')[1]));
-    values.set(key, list);
-  }
-  return values;
 }
 
 type LegacyMap = Record<string, Record<string, number>>;
@@ -204,24 +145,9 @@ describeCollectd('collectd curl_json polling the legacy API', () => {
     expected: Map<string, number>
   ): Promise<Map<string, number[]>> {
     const runDir = join(dir.path, name);
-    mkdirSync(runDir);
-    const file = join(runDir, 'collectd.conf');
-    writeFileSync(file, config(runDir));
-    const check = start(collectdPath, ['-t', '-C', file]);
-    await waitUntil('collectd -t to finish', 10_000, () =>
-      check.exited() ? true : undefined
-    );
-    expect({
-      config: name,
-      status: check.child.exitCode,
-      output: check.output(),
-    }).toEqual({ config: name, status: 0, output: '' });
-
-    collectd = start(collectdPath, ['-f', '-C', file]);
-    const explain = (): string => {
-      const log = join(runDir, 'collectd.log');
-      return `collectd output:\n${collectd!.output()}\ncollectd.log:\n${existsSync(log) ? readFileSync(log, 'utf8') : '(none)'}`;
-    };
+    const started = await startCollectd(collectdPath, runDir, config(runDir));
+    collectd = started.collectd;
+    const explain = started.explain;
     // Two reads of every key: the poller keeps polling at its interval, and gets the same values.
     const written = await waitUntil(
       `collectd (${name}) to read every key twice`,

@@ -1,0 +1,241 @@
+/**
+ * Deprecation signalling of the legacy API: the headers every response carries (RFC 9745
+ * `Deprecation`, RFC 8594 `Sunset`, RFC 8288 `Link`), the 410 Gone of brownouts and of an
+ * enforced sunset, and the in-band `legacyApiSunsetDays` metric. Everything is prepared when the
+ * options are read; a request costs a clock read and a comparison.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  DEPRECATION_EXPECTED,
+  formatInstant,
+  parseHttpUrl,
+  renderFound,
+  resolveDeprecation,
+  type DeprecationOptions,
+  type ResolvedDeprecation,
+} from '../config/deprecationConfig';
+import { InvalidOptionError } from '../errors';
+import { negotiate } from './contentNegotiation';
+import { jsonSerializer } from '../snapshot/jsonSerializer';
+import type { LegacySerializer } from '../snapshot/serializer';
+import { xmlSerializer } from '../snapshot/xmlSerializer';
+
+/** Deprecation options of the plugin and of the standalone server. */
+export interface LegacyApiDeprecationOptions {
+  /**
+   * Announce the API's end on every response, and optionally brown it out and switch it off.
+   * @default undefined (responses stay exactly as the original's)
+   */
+  deprecation?: DeprecationOptions;
+  /**
+   * The successor URL of a `deprecation` that names none. `createMeterProviderWithLegacyApi`
+   * gives its Prometheus URL here (in `legacyApiOptions`).
+   * @default undefined
+   */
+  defaultSuccessor?: string;
+}
+
+/** What the API answers at one instant: normally, or 410 Gone with prepared bodies. */
+interface Phase {
+  /** The phase holds for `[fromMs, toMs)`. */
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** 410 bodies by format, or undefined when the API answers normally. */
+  readonly gone: GoneBodies | undefined;
+  /** Whether the 410 applies to every method (the sunset), or only GET and HEAD (a brownout). */
+  readonly everyMethod: boolean;
+}
+
+interface GoneBodies {
+  readonly json: Buffer;
+  readonly xml: Buffer;
+}
+
+const SERIALIZERS: Record<'json' | 'xml', LegacySerializer> = {
+  json: jsonSerializer,
+  xml: xmlSerializer,
+};
+const DAY_MS = 86_400_000;
+const OPEN: Phase = {
+  fromMs: -Infinity,
+  toMs: Infinity,
+  gone: undefined,
+  everyMethod: false,
+};
+
+function bodies(message: string): GoneBodies {
+  return {
+    json: Buffer.from(jsonSerializer.error('gone', message)),
+    xml: Buffer.from(xmlSerializer.error('gone', message)),
+  };
+}
+
+/** `[start, end)` windows merged where they overlap or touch, in order. */
+function mergeWindows(
+  windows: ResolvedDeprecation['brownouts']
+): Array<{ startMs: number; endMs: number }> {
+  const sorted = [...windows].sort((a, b) => a.startMs - b.startMs);
+  const merged: Array<{ startMs: number; endMs: number }> = [];
+  for (const window of sorted) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && window.startMs <= last.endMs)
+      last.endMs = Math.max(last.endMs, window.endMs);
+    else merged.push({ ...window });
+  }
+  return merged;
+}
+
+/**
+ * A validated deprecation, ready to serve: the headers, the schedule of phases with their 410
+ * bodies, and the in-band metric's value. Built once per plugin registration.
+ */
+export class DeprecationPolicy {
+  /** Header name and value pairs every legacy response carries. */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  private readonly _phases: readonly Phase[];
+  /** The phase of the last request: requests mostly fall into the same one. */
+  private _current: Phase;
+
+  constructor(readonly settings: ResolvedDeprecation) {
+    const headers: Array<[string, string]> = [
+      ['deprecation', `@${Math.floor(settings.sinceMs / 1000)}`],
+    ];
+    if (settings.sunsetMs !== undefined)
+      headers.push(['sunset', new Date(settings.sunsetMs).toUTCString()]);
+    const links: string[] = [];
+    if (settings.successor !== undefined)
+      links.push(`<${settings.successor}>; rel="successor-version"`);
+    if (settings.documentation !== undefined)
+      links.push(
+        `<${settings.documentation}>; rel="deprecation"; type="text/html"`
+      );
+    if (links.length > 0) headers.push(['link', links.join(', ')]);
+    this.headers = headers;
+    this._phases = this._schedule();
+    this._current = this._phases[0]!;
+  }
+
+  /**
+   * Validates code options, naming the option in errors (`legacyMetricsApi: deprecation.sunset …`).
+   * @returns undefined when `options` is undefined
+   * @throws InvalidOptionError
+   */
+  static fromOptions(
+    options: LegacyApiDeprecationOptions,
+    what: string
+  ): DeprecationPolicy | undefined {
+    const { deprecation, defaultSuccessor } = options;
+    const fallback =
+      defaultSuccessor === undefined
+        ? undefined
+        : typeof defaultSuccessor === 'string'
+          ? parseHttpUrl(defaultSuccessor)
+          : undefined;
+    if (defaultSuccessor !== undefined && fallback === undefined) {
+      throw new InvalidOptionError(
+        `${what}defaultSuccessor must be ${DEPRECATION_EXPECTED.url} (got ${renderFound(defaultSuccessor)})`
+      );
+    }
+    if (deprecation === undefined) return undefined;
+    const settings = resolveDeprecation(deprecation, 'camel', problem => {
+      const name = `${what}deprecation${problem.path === '' ? '' : `.${problem.path}`}`;
+      throw new InvalidOptionError(
+        problem.unknownKey === true
+          ? `unknown option ${name}: expected ${problem.expected}`
+          : `${name} must be ${problem.expected} (got ${renderFound(problem.found)})`
+      );
+    });
+    return new DeprecationPolicy(
+      settings.successor === undefined && fallback !== undefined
+        ? { ...settings, successor: fallback }
+        : settings
+    );
+  }
+
+  /** The days left until the sunset at `timeMs`, rounded down; 0 once it has passed. */
+  daysLeft(timeMs: number): number {
+    const sunsetMs = this.settings.sunsetMs;
+    if (sunsetMs === undefined || timeMs >= sunsetMs) return 0;
+    return Math.floor((sunsetMs - timeMs) / DAY_MS);
+  }
+
+  /**
+   * Adds the deprecation headers to `reply` and, when the API is browned out or switched off at
+   * `nowMs`, answers 410 Gone (JSON, or XML when the request negotiates XML).
+   * @returns true when the request has been answered
+   */
+  intercept(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    nowMs: number
+  ): boolean {
+    for (const [name, value] of this.headers) reply.header(name, value);
+    let phase = this._current;
+    if (nowMs < phase.fromMs || nowMs >= phase.toMs) {
+      phase = this._phaseAt(nowMs);
+      this._current = phase;
+    }
+    if (phase.gone === undefined) return false;
+    const method = request.method;
+    if (!phase.everyMethod && method !== 'GET' && method !== 'HEAD')
+      return false;
+    const format = negotiate(request.headers.accept) === 'xml' ? 'xml' : 'json';
+    void reply
+      .code(410)
+      .header('content-type', SERIALIZERS[format].contentType)
+      .header('vary', 'Accept')
+      .send(phase.gone[format]);
+    return true;
+  }
+
+  private _phaseAt(nowMs: number): Phase {
+    for (const phase of this._phases)
+      if (nowMs >= phase.fromMs && nowMs < phase.toMs) return phase;
+    return OPEN;
+  }
+
+  /** Every phase from the beginning of time to its end, each with its bodies prepared. */
+  private _schedule(): Phase[] {
+    const { sunsetMs, enforceSunset, successor } = this.settings;
+    const use = successor === undefined ? '' : `; use ${successor} instead`;
+    const end = enforceSunset && sunsetMs !== undefined ? sunsetMs : Infinity;
+    const phases: Phase[] = [];
+    let at = -Infinity;
+    for (const window of mergeWindows(this.settings.brownouts)) {
+      if (window.startMs >= end) break;
+      const endMs = Math.min(window.endMs, end);
+      phases.push({
+        fromMs: at,
+        toMs: window.startMs,
+        gone: undefined,
+        everyMethod: false,
+      });
+      const sunset =
+        sunsetMs === undefined
+          ? ''
+          : `; it will be switched off for good at ${formatInstant(sunsetMs)}`;
+      phases.push({
+        fromMs: window.startMs,
+        toMs: endMs,
+        gone: bodies(
+          'the legacy metrics API is being switched off: this scheduled brownout lasts until ' +
+            `${formatInstant(window.endMs)}${sunset}${use}`
+        ),
+        everyMethod: false,
+      });
+      at = endMs;
+    }
+    phases.push({ fromMs: at, toMs: end, gone: undefined, everyMethod: false });
+    if (end !== Infinity) {
+      phases.push({
+        fromMs: end,
+        toMs: Infinity,
+        gone: bodies(
+          `the legacy metrics API was switched off at ${formatInstant(end)}${use}`
+        ),
+        everyMethod: true,
+      });
+    }
+    return phases;
+  }
+}

@@ -1,0 +1,438 @@
+/**
+ * Who still polls the legacy API: the plugin's own OpenTelemetry instruments (the HTTP semantic
+ * conventions' request duration, requests per client, each client's last request time) and a
+ * one-line warning at each new client. Attribute sets are prepared once per route and client,
+ * and the client table is bounded, so a scan cannot grow memory.
+ */
+import {
+  metrics,
+  type Attributes,
+  type Histogram,
+  type MeterProvider,
+  type ObservableCounter,
+  type ObservableGauge,
+  type ObservableResult,
+} from '@opentelemetry/api';
+import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PACKAGE_METER_NAME, type Variant } from '../attributes';
+import { InvalidOptionError } from '../errors';
+import { emitLegacyWarning, WARNING_CODES } from '../warnings';
+
+/** Bounds of the usage telemetry. */
+export interface UsageOptions {
+  /**
+   * The most distinct clients (address and User-Agent) kept apart; the rest are counted as `other`.
+   * @default 20
+   */
+  maxClients?: number;
+}
+
+/** Usage telemetry options of the plugin, the standalone server and the configured listeners. */
+export interface LegacyApiUsageOptions {
+  /**
+   * The MeterProvider that receives the usage instruments.
+   * @default the global MeterProvider of `@opentelemetry/api` (a no-op unless the application registered one)
+   */
+  meterProvider?: MeterProvider;
+  /**
+   * `false` turns usage telemetry off; `true` or an object turns it on.
+   * @default on when `deprecation` or `meterProvider` is given, off otherwise
+   */
+  usage?: boolean | UsageOptions;
+}
+
+/** The defaults of {@link UsageOptions}. */
+export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
+
+/** The names of the usage instruments. */
+export const USAGE_INSTRUMENTS = Object.freeze({
+  /** Histogram, seconds, as the HTTP semantic conventions define it. */
+  requestDuration: 'http.server.request.duration',
+  /** Counter (observable) of requests by client and route. */
+  clientRequests: 'legacy_api.client.requests',
+  /** Observable gauge: a client's last request on a route, in unix seconds. */
+  clientLastRequest: 'legacy_api.client.last_request.time',
+});
+
+/** The value of `user_agent.name`, `user_agent.version` and `client.address` for folded clients. */
+export const OTHER_CLIENT = 'other';
+
+/** The semantic conventions' buckets for `http.server.request.duration`. */
+const DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
+/**
+ * Views that make each request's duration one recording whatever the number of readers. Without a
+ * View the SDK keeps a storage per reader, and a reader with its own histogram aggregation (the
+ * legacy reader's exponential one) costs a second recording per request. `createMeterProviderWithLegacyApi`
+ * adds them; give them to your own MeterProvider (`views`) for the same effect.
+ */
+export const USAGE_VIEWS: readonly ViewOptions[] = Object.freeze([
+  {
+    meterName: PACKAGE_METER_NAME,
+    instrumentName: USAGE_INSTRUMENTS.requestDuration,
+    aggregation: {
+      type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM,
+      options: { boundaries: DURATION_BUCKETS },
+    },
+  } satisfies ViewOptions,
+]);
+
+/** Methods the HTTP semantic conventions name; every other method is `_OTHER`. */
+const KNOWN_METHODS = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+  'QUERY',
+]);
+/** The product token of a User-Agent (RFC 9110 §10.1.5) and its version. */
+const PRODUCT =
+  /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\/([!#$%&'*+.^_`|~0-9A-Za-z-]+))?/;
+/** The most URLs whose route template is remembered: query strings make URLs unbounded. */
+const ROUTE_MEMO_LIMIT = 256;
+
+/** One client on one route: its attributes, prepared once, and what it did. */
+interface RouteSlot {
+  readonly attributes: Attributes;
+  /** Requests so far: the counter is observed from it, so a request costs an increment. */
+  count: number;
+  lastMs: number;
+}
+
+/** The client of a connection, remembered with the User-Agent it was found for. */
+interface ConnectionClient {
+  readonly userAgent: string | undefined;
+  readonly client: Client;
+}
+
+/** Duration attributes by method and status, for one route template. */
+type DurationAttributes = Map<string, Map<number, Attributes>>;
+
+interface Client {
+  readonly attributes: Attributes;
+  readonly routes: Map<string, RouteSlot>;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  return String(value);
+}
+
+/**
+ * The usage telemetry of one plugin registration. {@link UsageTelemetry.fromOptions} decides at
+ * registration whether there is any; when there is none, no hook is installed.
+ */
+export class UsageTelemetry {
+  private readonly _duration: Histogram;
+  private readonly _requests: ObservableCounter;
+  private readonly _lastRequest: ObservableGauge;
+  private readonly _clients = new Map<string, Client>();
+  private readonly _other: Client;
+  private _folded = false;
+  /** Keep-alive pollers send request after request on one connection: one lookup per connection. */
+  private readonly _connections = new WeakMap<object, ConnectionClient>();
+  /** Route template and its duration attributes, by URL and by template. */
+  private readonly _routes = new Map<
+    string,
+    { readonly template: string; readonly durations: DurationAttributes }
+  >();
+  private readonly _templates = new Map<string, DurationAttributes>();
+  private readonly _observeCounts = (result: ObservableResult): void => {
+    for (const slot of this._slots())
+      result.observe(slot.count, slot.attributes);
+  };
+  private readonly _observeLast = (result: ObservableResult): void => {
+    for (const slot of this._slots())
+      result.observe(slot.lastMs / 1000, slot.attributes);
+  };
+
+  private constructor(
+    meterProvider: MeterProvider,
+    private readonly _maxClients: number,
+    private readonly _prefix: string,
+    private readonly _variant: Variant,
+    private readonly _clock: () => number
+  ) {
+    const meter = meterProvider.getMeter(PACKAGE_METER_NAME);
+    this._duration = meter.createHistogram(USAGE_INSTRUMENTS.requestDuration, {
+      description: 'Duration of HTTP server requests.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    this._requests = meter.createObservableCounter(
+      USAGE_INSTRUMENTS.clientRequests,
+      {
+        description:
+          'Requests to the legacy metrics API by client (address and User-Agent) and route.',
+        unit: '{request}',
+      }
+    );
+    this._lastRequest = meter.createObservableGauge(
+      USAGE_INSTRUMENTS.clientLastRequest,
+      {
+        description:
+          "Time of a client's last request to the legacy metrics API on a route, in unix seconds.",
+        unit: 's',
+      }
+    );
+    this._other = {
+      attributes: {
+        'user_agent.name': OTHER_CLIENT,
+        'user_agent.version': OTHER_CLIENT,
+        'client.address': OTHER_CLIENT,
+      },
+      routes: new Map(),
+    };
+  }
+
+  /**
+   * The usage telemetry the options ask for, or undefined when it is off.
+   * @param what the start of option error messages, e.g. `legacyMetricsApi: `
+   * @param deprecated whether a deprecation is configured, which turns telemetry on by default
+   * @throws InvalidOptionError
+   */
+  static fromOptions(
+    options: LegacyApiUsageOptions,
+    what: string,
+    context: {
+      prefix: string;
+      variant: Variant;
+      clock: () => number;
+      deprecated: boolean;
+    }
+  ): UsageTelemetry | undefined {
+    const { meterProvider, usage } = options;
+    if (
+      meterProvider !== undefined &&
+      (typeof meterProvider !== 'object' ||
+        meterProvider === null ||
+        typeof (meterProvider as Partial<MeterProvider>).getMeter !==
+          'function')
+    ) {
+      throw new InvalidOptionError(
+        `${what}meterProvider must be a MeterProvider (got ${describe(meterProvider)})`
+      );
+    }
+    if (
+      usage !== undefined &&
+      typeof usage !== 'boolean' &&
+      (typeof usage !== 'object' || usage === null || Array.isArray(usage))
+    ) {
+      throw new InvalidOptionError(
+        `${what}usage must be false, true or { maxClients } (got ${describe(usage)})`
+      );
+    }
+    let maxClients: number = DEFAULT_USAGE_OPTIONS.maxClients;
+    if (typeof usage === 'object') {
+      for (const key of Object.keys(usage)) {
+        if (key !== 'maxClients')
+          throw new InvalidOptionError(
+            `unknown option ${what}usage.${key}: expected maxClients`
+          );
+      }
+      const given = usage.maxClients ?? maxClients;
+      if (!Number.isSafeInteger(given) || given < 0) {
+        throw new InvalidOptionError(
+          `${what}usage.maxClients must be a non-negative integer (got ${describe(given)})`
+        );
+      }
+      maxClients = given;
+    }
+    const on =
+      usage === undefined
+        ? meterProvider !== undefined || context.deprecated
+        : usage !== false;
+    if (!on) return undefined;
+    return new UsageTelemetry(
+      meterProvider ?? metrics.getMeterProvider(),
+      maxClients,
+      context.prefix,
+      context.variant,
+      context.clock
+    );
+  }
+
+  /**
+   * `handler`, recording each request once it has answered: a wrapper rather than an onResponse
+   * hook, which would cost about as much again as the recording. Stops observing when the app closes.
+   */
+  wrap(
+    handler: (request: FastifyRequest, reply: FastifyReply) => void,
+    fastify: FastifyInstance
+  ): (request: FastifyRequest, reply: FastifyReply) => void {
+    this._requests.addCallback(this._observeCounts);
+    this._lastRequest.addCallback(this._observeLast);
+    fastify.addHook('onClose', (_instance, done) => {
+      this._requests.removeCallback(this._observeCounts);
+      this._lastRequest.removeCallback(this._observeLast);
+      done();
+    });
+    return (request, reply) => {
+      handler(request, reply);
+      this.record(request, reply);
+    };
+  }
+
+  /**
+   * Records one answered request. Its duration runs from fastify's start of the request to now:
+   * the plugin's replies are sent synchronously, so that is when the response was handed over.
+   */
+  record(request: FastifyRequest, reply: FastifyReply): void {
+    const { template, durations } = this._route(request);
+    this._duration.record(
+      reply.elapsedTime / 1000,
+      durationAttributes(durations, template, request, reply.statusCode)
+    );
+    const slot = this._slot(this._client(request, template), template);
+    slot.count++;
+    slot.lastMs = this._clock();
+  }
+
+  private *_slots(): Iterable<RouteSlot> {
+    for (const client of this._clients.values()) yield* client.routes.values();
+    yield* this._other.routes.values();
+  }
+
+  /** The route template, e.g. `/api/metrics/host_type/:host_type/:metric`, never the raw path. */
+  private _route(request: FastifyRequest): {
+    readonly template: string;
+    readonly durations: DurationAttributes;
+  } {
+    const url = request.url;
+    let route = this._routes.get(url);
+    if (route === undefined) {
+      const template =
+        this._template(url) ?? request.routeOptions.url ?? this._prefix;
+      let durations = this._templates.get(template);
+      if (durations === undefined) {
+        durations = new Map();
+        this._templates.set(template, durations);
+      }
+      route = { template, durations };
+      if (this._routes.size < ROUTE_MEMO_LIMIT) this._routes.set(url, route);
+    }
+    return route;
+  }
+
+  private _template(url: string): string | undefined {
+    const queryAt = url.indexOf('?');
+    const path = (queryAt < 0 ? url : url.slice(0, queryAt)).slice(
+      this._prefix.length
+    );
+    const parts = path.split('/');
+    if (parts[parts.length - 1] === '') parts.pop();
+    const [, root, section, name, metric, ...rest] = parts;
+    if (root !== 'metrics' || rest.length > 0 || parts.includes('', 1))
+      return undefined;
+    const base = `${this._prefix}/metrics`;
+    if (section === undefined) return base;
+    if (section === 'all' || section === 'global') {
+      if (metric !== undefined) return undefined;
+      return name === undefined
+        ? `${base}/${section}`
+        : `${base}/${section}/:metric`;
+    }
+    if (section !== this._variant || name === undefined) return undefined;
+    return metric === undefined
+      ? `${base}/${section}/:${section}`
+      : `${base}/${section}/:${section}/:metric`;
+  }
+
+  private _client(request: FastifyRequest, route: string): Client {
+    const userAgent = request.headers['user-agent'];
+    const socket = request.raw.socket;
+    const connection = this._connections.get(socket);
+    if (connection !== undefined && connection.userAgent === userAgent)
+      return connection.client;
+    const client = this._lookUp(request, userAgent, route);
+    this._connections.set(socket, { userAgent, client });
+    return client;
+  }
+
+  private _lookUp(
+    request: FastifyRequest,
+    userAgent: string | undefined,
+    route: string
+  ): Client {
+    const address = request.ip;
+    const key = `${address} ${userAgent ?? ''}`;
+    const known = this._clients.get(key);
+    if (known !== undefined) return known;
+    if (this._clients.size >= this._maxClients) {
+      if (!this._folded) {
+        this._folded = true;
+        emitLegacyWarning(
+          WARNING_CODES.newClient,
+          `legacy metrics API: more than ${this._maxClients} clients; ${address} ` +
+            `(User-Agent ${JSON.stringify(userAgent ?? '')}) and later new clients are counted as "${OTHER_CLIENT}"`
+        );
+      }
+      return this._other;
+    }
+    const product = userAgent === undefined ? null : PRODUCT.exec(userAgent);
+    const attributes: Attributes = {
+      'user_agent.name': product?.[1] ?? 'unknown',
+      'client.address': address,
+    };
+    if (product?.[2] !== undefined)
+      attributes['user_agent.version'] = product[2];
+    const client: Client = { attributes, routes: new Map() };
+    this._clients.set(key, client);
+    emitLegacyWarning(
+      WARNING_CODES.newClient,
+      `legacy metrics API: first request from a new client: ${address}, ` +
+        `User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${route}`
+    );
+    return client;
+  }
+
+  private _slot(client: Client, route: string): RouteSlot {
+    let slot = client.routes.get(route);
+    if (slot === undefined) {
+      slot = {
+        attributes: { ...client.attributes, 'http.route': route },
+        count: 0,
+        lastMs: 0,
+      };
+      client.routes.set(route, slot);
+    }
+    return slot;
+  }
+}
+
+/**
+ * The attribute set of `http.server.request.duration`. Methods (`_OTHER` beyond the standard
+ * ones), statuses and routes are few, so each set is made once.
+ */
+function durationAttributes(
+  durations: DurationAttributes,
+  route: string,
+  request: FastifyRequest,
+  status: number
+): Attributes {
+  const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
+  let byStatus = durations.get(method);
+  if (byStatus === undefined) {
+    byStatus = new Map();
+    durations.set(method, byStatus);
+  }
+  let attributes = byStatus.get(status);
+  if (attributes === undefined) {
+    attributes = {
+      'http.request.method': method,
+      'http.route': route,
+      'http.response.status_code': status,
+      'url.scheme': request.protocol,
+    };
+    byStatus.set(status, attributes);
+  }
+  return attributes;
+}

@@ -1,0 +1,420 @@
+import {
+  diag,
+  DiagLogLevel,
+  metrics,
+  type Attributes,
+  type DiagLogger,
+} from '@opentelemetry/api';
+import {
+  AggregationTemporality,
+  DataPointType,
+  MeterProvider,
+  MetricReader,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
+import Fastify from 'fastify';
+import { request } from 'node:http';
+import {
+  InvalidOptionError,
+  legacyMetricsApi,
+  LegacyMetricsReader,
+  OTHER_CLIENT,
+  PACKAGE_METER_NAME,
+  startLegacyMetricsServer,
+  USAGE_INSTRUMENTS,
+  type LegacyMetricsServer,
+} from '../../src';
+
+const NOW = 1_700_000_000_000;
+const LOG_PREFIX = 'legacy metrics API: ';
+
+/** Orders data points by their attributes, whatever the order of their keys. */
+function byAttributes(
+  a: { attributes: Attributes },
+  b: { attributes: Attributes }
+): number {
+  const key = (attributes: Attributes) =>
+    JSON.stringify(Object.entries(attributes).sort());
+  return key(a.attributes).localeCompare(key(b.attributes));
+}
+
+/** Stands for Prometheus and OTLP: what the SDK hands every other reader. */
+class Collector extends MetricReader {
+  constructor() {
+    super({
+      aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE,
+    });
+  }
+
+  async metric(name: string): Promise<MetricData | undefined> {
+    const { resourceMetrics } = await this.collect();
+    return resourceMetrics.scopeMetrics
+      .filter(scope => scope.scope.name === PACKAGE_METER_NAME)
+      .flatMap(scope => scope.metrics)
+      .find(metric => metric.descriptor.name === name);
+  }
+
+  /** Each data point's attributes and value (a histogram's count), sorted for comparison. */
+  async points(
+    name: string
+  ): Promise<Array<{ attributes: Attributes; value: number }>> {
+    const metric = await this.metric(name);
+    if (metric === undefined) return [];
+    return metric.dataPoints
+      .map(point => ({
+        attributes: point.attributes,
+        value:
+          metric.dataPointType === DataPointType.HISTOGRAM
+            ? (point.value as { count: number }).count
+            : (point.value as number),
+      }))
+      .sort(byAttributes);
+  }
+
+  protected override onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  protected override onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** One GET over a real socket from a chosen loopback address, with an optional User-Agent. */
+function get(
+  url: string,
+  localAddress: string,
+  userAgent: string | undefined
+): Promise<number> {
+  return new Promise((done, fail) => {
+    const headers = userAgent === undefined ? {} : { 'user-agent': userAgent };
+    const req = request(
+      url,
+      { localAddress, headers, agent: false, timeout: 5_000 },
+      res => {
+        res.resume();
+        res.on('end', () => done(res.statusCode!));
+      }
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+/** Collects the operator warnings (through the diag logger) that start with `prefix` while `fn` runs. */
+async function warningsDuring(
+  prefix: string,
+  fn: () => Promise<void>
+): Promise<string[]> {
+  const seen: string[] = [];
+  const record = (message: string): void => {
+    if (message.startsWith(prefix)) seen.push(message);
+  };
+  const logger: DiagLogger = {
+    error: () => {},
+    warn: record,
+    info: () => {},
+    debug: () => {},
+    verbose: () => {},
+  };
+  diag.setLogger(logger, {
+    logLevel: DiagLogLevel.WARN,
+    suppressOverrideMessage: true,
+  });
+  try {
+    await fn();
+  } finally {
+    diag.disable();
+  }
+  return seen;
+}
+
+describe('usage telemetry', () => {
+  let reader: LegacyMetricsReader;
+  let collector: Collector;
+  let provider: MeterProvider;
+  let server: LegacyMetricsServer | undefined;
+  const clock = { now: NOW };
+
+  beforeEach(() => {
+    clock.now = NOW;
+    reader = new LegacyMetricsReader({
+      hostTypes: ['localhost'],
+      now: () => clock.now,
+    });
+    collector = new Collector();
+    provider = new MeterProvider({ readers: [reader, collector] });
+    provider
+      .getMeter('server')
+      .createCounter('xmppMessageSent')
+      .add(1, { host_type: 'localhost' });
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await provider.shutdown();
+  });
+
+  describe('three clients over real sockets', () => {
+    it('should count requests by User-Agent, address and route template, and log each new client once', async () => {
+      server = await startLegacyMetricsServer(reader, {
+        port: 0,
+        meterProvider: provider,
+      });
+      const base = `${server.url}/api/metrics`;
+      const logged = await warningsDuring(LOG_PREFIX, async () => {
+        expect(
+          await get(
+            `${base}/host_type/localhost`,
+            '127.0.0.2',
+            'collectd/5.12.0'
+          )
+        ).toBe(200);
+        clock.now += 1_000;
+        expect(
+          await get(
+            `${base}/host_type/localhost`,
+            '127.0.0.2',
+            'collectd/5.12.0'
+          )
+        ).toBe(200);
+        expect(
+          await get(`${base}/all?poll=1`, '127.0.0.3', 'curl/8.1.2 libcurl')
+        ).toBe(200);
+        clock.now += 1_000;
+        expect(
+          await get(`${base}/host_type/nowhere`, '127.0.0.1', undefined)
+        ).toBe(404);
+      });
+
+      expect(logged).toEqual([
+        'legacy metrics API: first request from a new client: 127.0.0.2, User-Agent "collectd/5.12.0", GET /api/metrics/host_type/:host_type',
+        'legacy metrics API: first request from a new client: 127.0.0.3, User-Agent "curl/8.1.2 libcurl", GET /api/metrics/all',
+        'legacy metrics API: first request from a new client: 127.0.0.1, User-Agent "", GET /api/metrics/host_type/:host_type',
+      ]);
+      const route = '/api/metrics/host_type/:host_type';
+      const collectd = {
+        'client.address': '127.0.0.2',
+        'user_agent.name': 'collectd',
+        'user_agent.version': '5.12.0',
+      };
+      const curl = {
+        'client.address': '127.0.0.3',
+        'user_agent.name': 'curl',
+        'user_agent.version': '8.1.2',
+      };
+      const anonymous = {
+        'client.address': '127.0.0.1',
+        'user_agent.name': 'unknown',
+      };
+      expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
+        [
+          {
+            attributes: { ...anonymous, 'http.route': route },
+            value: 1,
+          },
+          { attributes: { ...collectd, 'http.route': route }, value: 2 },
+          {
+            attributes: { ...curl, 'http.route': '/api/metrics/all' },
+            value: 1,
+          },
+        ].sort(byAttributes)
+      );
+      const lastSeen = await collector.points(
+        USAGE_INSTRUMENTS.clientLastRequest
+      );
+      expect(
+        lastSeen.map(p => [p.attributes['client.address'], p.value])
+      ).toEqual(
+        expect.arrayContaining([
+          ['127.0.0.2', (NOW + 1_000) / 1000],
+          ['127.0.0.3', (NOW + 1_000) / 1000],
+          ['127.0.0.1', (NOW + 2_000) / 1000],
+        ])
+      );
+      expect(lastSeen).toHaveLength(3);
+
+      // The HTTP semantic conventions: the route template, never the raw path; seconds.
+      const duration = await collector.metric(
+        USAGE_INSTRUMENTS.requestDuration
+      );
+      expect(duration?.descriptor.unit).toBe('s');
+      expect(await collector.points(USAGE_INSTRUMENTS.requestDuration)).toEqual(
+        [
+          {
+            attributes: {
+              'http.request.method': 'GET',
+              'http.response.status_code': 200,
+              'http.route': '/api/metrics/all',
+              'url.scheme': 'http',
+            },
+            value: 1,
+          },
+          {
+            attributes: {
+              'http.request.method': 'GET',
+              'http.response.status_code': 200,
+              'http.route': route,
+              'url.scheme': 'http',
+            },
+            value: 2,
+          },
+          {
+            attributes: {
+              'http.request.method': 'GET',
+              'http.response.status_code': 404,
+              'http.route': route,
+              'url.scheme': 'http',
+            },
+            value: 1,
+          },
+        ]
+      );
+    });
+
+    it('should leave its own instruments out of the legacy API', async () => {
+      server = await startLegacyMetricsServer(reader, {
+        port: 0,
+        meterProvider: provider,
+      });
+      await get(`${server.url}/api/metrics`, '127.0.0.1', 'collectd/5.12.0');
+      await reader.forceFlush();
+      const listing = (await (
+        await fetch(`${server.url}/api/metrics`)
+      ).json()) as {
+        metrics: string[];
+        global: string[];
+      };
+      expect(listing).toEqual({
+        host_types: ['localhost'],
+        metrics: ['xmppMessageSent'],
+        global: [],
+      });
+      expect(
+        await collector.metric(USAGE_INSTRUMENTS.clientRequests)
+      ).toBeDefined();
+    });
+  });
+
+  describe('the client table', () => {
+    it('should keep maxClients clients and fold the rest into other, warning once', async () => {
+      const app = Fastify();
+      await app.register(legacyMetricsApi, {
+        reader,
+        prefix: '/api',
+        meterProvider: provider,
+        usage: { maxClients: 2 },
+      });
+      try {
+        const logged = await warningsDuring(LOG_PREFIX, async () => {
+          for (let i = 1; i <= 6; i++) {
+            const res = await app.inject({
+              url: '/api/metrics/global',
+              remoteAddress: `10.0.0.${i}`,
+              headers: { 'user-agent': `scanner/${i}` },
+            });
+            expect(res.statusCode).toBe(200);
+          }
+          // A known client stays itself after the table is full.
+          await app.inject({
+            url: '/api/metrics/global',
+            remoteAddress: '10.0.0.1',
+            headers: { 'user-agent': 'scanner/1' },
+          });
+        });
+        expect(logged).toEqual([
+          'legacy metrics API: first request from a new client: 10.0.0.1, User-Agent "scanner/1", GET /api/metrics/global',
+          'legacy metrics API: first request from a new client: 10.0.0.2, User-Agent "scanner/2", GET /api/metrics/global',
+          'legacy metrics API: more than 2 clients; 10.0.0.3 (User-Agent "scanner/3") and later new clients are counted as "other"',
+        ]);
+        const points = await collector.points(USAGE_INSTRUMENTS.clientRequests);
+        expect(
+          points.map(p => [
+            p.attributes['client.address'],
+            p.attributes['user_agent.name'],
+            p.value,
+          ])
+        ).toEqual([
+          ['10.0.0.1', 'scanner', 2],
+          ['10.0.0.2', 'scanner', 1],
+          [OTHER_CLIENT, OTHER_CLIENT, 4],
+        ]);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
+  describe('when it is on', () => {
+    afterEach(() => {
+      metrics.disable();
+    });
+
+    const register = async (options: object) => {
+      const app = Fastify();
+      await app.register(legacyMetricsApi, {
+        reader,
+        prefix: '/api',
+        ...options,
+      });
+      await app.inject({ url: '/api/metrics' });
+      await app.close();
+    };
+
+    it('should record nothing when nothing is configured, even with a global MeterProvider', async () => {
+      metrics.setGlobalMeterProvider(provider);
+      const logged = await warningsDuring(LOG_PREFIX, () => register({}));
+      expect(logged).toEqual([]);
+      expect(
+        await collector.metric(USAGE_INSTRUMENTS.clientRequests)
+      ).toBeUndefined();
+    });
+
+    it('should record on the global MeterProvider when a deprecation is configured', async () => {
+      metrics.setGlobalMeterProvider(provider);
+      await register({ deprecation: { since: '2026-01-01' } });
+      expect(
+        await collector.points(USAGE_INSTRUMENTS.requestDuration)
+      ).toHaveLength(1);
+    });
+
+    it('should record nothing with usage: false', async () => {
+      const logged = await warningsDuring(LOG_PREFIX, () =>
+        register({ meterProvider: provider, usage: false })
+      );
+      expect(logged).toEqual([]);
+      expect(
+        await collector.metric(USAGE_INSTRUMENTS.clientRequests)
+      ).toBeUndefined();
+    });
+
+    it.each<[string, object, string]>([
+      [
+        'a meterProvider that is none',
+        { meterProvider: {} },
+        'legacyMetricsApi: meterProvider must be a MeterProvider (got [object Object])',
+      ],
+      [
+        'usage that is a number',
+        { usage: 20 },
+        'legacyMetricsApi: usage must be false, true or { maxClients } (got 20)',
+      ],
+      [
+        'a negative maxClients',
+        { usage: { maxClients: -1 } },
+        'legacyMetricsApi: usage.maxClients must be a non-negative integer (got -1)',
+      ],
+      [
+        'an unknown usage option',
+        { usage: { maxClient: 5 } },
+        'unknown option legacyMetricsApi: usage.maxClient: expected maxClients',
+      ],
+    ])('should reject %s', async (_name, options, message) => {
+      const error: unknown = await register(options).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect((error as Error).message).toBe(message);
+    });
+  });
+});

@@ -145,6 +145,8 @@ async function main(): Promise<void> {
   const updater = setInterval(() => schedule.next(), 1_000 / UPDATE_BATCHES);
 
   const legacyServer = await startLegacyMetricsServer(legacy, { port: 0 });
+  // Polling starts from a published snapshot: before the first tick every metric is a 404.
+  await legacy.forceFlush();
   const prometheusServer = createServer((request, response) =>
     prometheus.getMetricsRequestHandler(request, response)
   );

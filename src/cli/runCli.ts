@@ -2,20 +2,25 @@ import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { loadLegacyApiConfig } from '../config/loadLegacyApiConfig';
 import { LegacyApiError } from '../errors';
 import { describeConfig } from './checkConfigCommand';
+import { compareCommand } from './compareCommand';
 import {
   DEFAULT_DEMO_OPTIONS,
   defaultDemoConfigPath,
   startDemo,
 } from './demoCommand';
+import { migrateCommand } from './migrateCommand';
 import { UsageError } from './UsageError';
 
-const COMMANDS = ['demo', 'check-config'];
+const COMMANDS = ['demo', 'check-config', 'migrate', 'compare'];
 
 const USAGE = `Usage: legacy-metrics-api <command> [options]
 
 Commands:
   demo [--config FILE]  Run a simulated messaging server with the legacy metrics API and Prometheus
   check-config FILE     Validate a configuration file and print its legacy metrics API listeners
+  migrate COLLECTD_CONF Turn a collectd curl_json poller into prometheus.yml, recording rules and a report
+  compare --legacy URL --prometheus URL
+                        Check that the legacy API and the Prometheus exposition give the same numbers
 
 Run 'legacy-metrics-api <command> --help' for a command's options.`;
 
@@ -189,6 +194,10 @@ export async function runCli(
         return await demo(args, out, err);
       case 'check-config':
         return await checkConfig(args, out);
+      case 'migrate':
+        return await migrateCommand(args, out);
+      case 'compare':
+        return await compareCommand(args, out);
       default:
         throw new UsageError(
           command.startsWith('-')

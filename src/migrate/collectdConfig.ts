@@ -3,8 +3,8 @@
  * (src/liboconfig/scanner.l and parser.y): what collectd accepts is read, what it rejects is a
  * ConfigError naming the file and line.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
 
 /** A value of an option or block: a string (quoted or not), a number or a boolean. */
@@ -420,9 +420,13 @@ export function readCollectdConfig(file: string): ReadCollectdConfigResult {
       )
         return [{ ...item, children: expand(item.children, depth) }];
       const target = item.values[0];
+      // collectd resolves a relative path against its working directory; a file moved elsewhere
+      // for migration is more often next to what it includes.
       const path = isAbsolute(target)
         ? target
-        : join(dirname(item.file), target);
+        : ([resolve(target), join(dirname(item.file), target)].find(p =>
+            existsSync(p)
+          ) ?? target);
       const filter = item.children.find(c => c.key.toLowerCase() === 'filter')
         ?.values[0];
       let files: string[];

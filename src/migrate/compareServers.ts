@@ -38,7 +38,7 @@ export const TOLERANCES: Readonly<Record<string, string>> = Object.freeze({
     "count, value: equal to the exposition at a moment within the legacy snapshot's slot (read between two expositions one slot apart)",
   window:
     'one, n: equal to the total while nothing has left the legacy window (count = one), otherwise at most the total; mean: within 1 (integer histograms are truncated) of _sum/_count while the window holds every value',
-  bucket: `percentiles: within the exposition's explicit bucket that holds the same rank, widened by ${PERCENTILE_RELATIVE_ERROR * 100} % (the legacy estimate's error at 160 buckets), while the window holds every value`,
+  bucket: `percentiles: within the exposition's explicit bucket that holds the same rank, widened by ${(PERCENTILE_RELATIVE_ERROR * 100).toFixed(1)} % (the legacy estimate's error at 160 buckets), while the window holds every value`,
   none: 'min, max, ms_since_reset: no Prometheus series has them; not compared',
 });
 
@@ -201,21 +201,32 @@ function compareKey(
       agree: 'not compared',
       why: 'values have left the window',
     };
-  const count = sum(reading.after, '_count');
+  // The legacy window holds every value of `before` and some of those that came until `after`.
+  const n = value.n as number;
+  const added = sum(reading.after, '_count') - n;
   if (key === 'mean') {
-    const mean = count === 0 ? 0 : sum(reading.after, '_sum') / count;
+    const legacySum = n * legacy;
+    const low = sum(reading.before, '_sum') - n;
+    const high = sum(reading.after, '_sum');
     return {
       legacy,
-      prometheus: mean,
-      agree: Math.abs(mean - legacy) <= 1 + Math.abs(mean) * 1e-9,
+      prometheus:
+        n === 0 ? 0 : sum(reading.after, '_sum') / sum(reading.after, '_count'),
+      agree:
+        n === 0
+          ? legacy === 0
+          : legacySum >= low && legacySum <= high + n * 1e-9,
+      why: 'n × mean must lie between the _sum read before and after it (less n for truncation)',
     };
   }
+  if (n === 0) return { legacy, prometheus: 0, agree: legacy === 0 };
   const q = quantileOf(key)!;
   const cumulative = buckets(reading.after, series, placement);
-  if (count === 0) return { legacy, prometheus: 0, agree: legacy === 0 };
-  const rank = q * count;
+  // The k-th smallest legacy value is at least the k-th smallest of `after` and at most its
+  // (k + added)-th; one rank either side for the estimate's rank convention.
+  const rank = q * n;
   const [low] = bucketOf(cumulative, Math.max(1, Math.floor(rank) - 1));
-  const [, high] = bucketOf(cumulative, Math.min(count, Math.ceil(rank) + 1));
+  const [, high] = bucketOf(cumulative, Math.ceil(rank) + 1 + added);
   return {
     legacy,
     prometheus: high,

@@ -523,6 +523,11 @@ export async function planMigration(
           text: `${where(key)} Key "${key.path}" on ${url.url}: matches no metric ${listing === undefined ? 'this file names' : 'the server serves there'}.`,
         });
 
+  for (const missing of poller.missingIncludes)
+    notes.push({
+      tag: 'missing-include',
+      text: `${missing}: the included file is not there; anything it would poll is not mapped.`,
+    });
   findPitfalls(poller, mappings, pitfalls);
   const intervals = new Set(
     poller.urls.map(url => url.intervalS ?? poller.intervalS)

@@ -365,15 +365,18 @@ function readText(
   from: string,
   line: number | undefined
 ): string {
+  // A missing top-level file is the file's own fault; a missing included one, the Include line's.
+  const file = line === undefined ? path : from;
   const place = line === undefined ? '' : `line ${line}`;
   let stats;
   try {
     stats = statSync(path);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new ConfigError(
-      from,
+      file,
       place,
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`
+      `cannot read ${line === undefined ? 'it' : path} (${code}), expected a collectd configuration file`
     );
   }
   if (stats.isDirectory())

@@ -278,6 +278,31 @@ export function legacyKeyQuery(
   placement: LegacyPlacement,
   windowMs: number = DEFAULT_WINDOW_MS
 ): string | undefined {
+  const query = placedQuery(series, key, placement, windowMs);
+  if (
+    query === undefined ||
+    (placement.label !== HOST_TYPE_ATTRIBUTE &&
+      placement.label !== HOST_ATTRIBUTE)
+  )
+    return query;
+  // The legacy API serves zeros for a metric that only another host type has; Prometheus has no
+  // series there. One zero per node (the exporter's target_info) and host type stands in for it.
+  const zeros = placement.values.map(
+    value =>
+      `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${quote(placement.label)}, ${quote(value)}, "", "")`
+  );
+  return [query, ...zeros].join(' or ');
+}
+
+/** A series the exporter exposes once per node, whatever was recorded: what zeros are made of. */
+export const ZERO_SOURCE = 'target_info';
+
+function placedQuery(
+  series: PrometheusSeries,
+  key: string,
+  placement: LegacyPlacement,
+  windowMs: number
+): string | undefined {
   const window = promqlDuration(windowMs);
   const by = groupingLabels(placement);
   const select = (suffix: string): string =>

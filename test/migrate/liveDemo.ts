@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import {
   DEMO_HOST_TYPES,
   startSimulatedMessagingServer,
@@ -81,4 +83,27 @@ export async function startLiveDemo(
       await telemetry.shutdown();
     },
   };
+}
+
+const MAIN = join(
+  resolve(__dirname, '..', '..'),
+  'dist',
+  'src',
+  'cli',
+  'main.js'
+);
+
+/** Runs the built command to its end (at most 30 s), as a person would. */
+export function runBuilt(
+  args: string[],
+  cwd = resolve(__dirname, '..', '..')
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise(done => {
+    const child = execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { cwd, timeout: 30_000, encoding: 'utf8' },
+      (_error, stdout, stderr) => done({ code: child.exitCode, stdout, stderr })
+    );
+  });
 }

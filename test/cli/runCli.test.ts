@@ -79,11 +79,11 @@ describe('runCli', () => {
   it.each([
     [
       ['serve'],
-      'legacy-metrics-api: unknown command "serve"; expected one of: demo, check-config',
+      'legacy-metrics-api: unknown command "serve"; expected one of: demo, check-config, migrate, compare',
     ],
     [
       ['--version'],
-      'legacy-metrics-api: unknown option "--version"; expected a command (demo, check-config) or --help',
+      'legacy-metrics-api: unknown option "--version"; expected a command (demo, check-config, migrate, compare) or --help',
     ],
     [
       ['demo', '--port', '80'],

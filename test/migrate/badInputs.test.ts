@@ -110,3 +110,24 @@ describe('bad inputs to migrate and compare', () => {
     30_000
   );
 });
+
+describe('migrate without --server and --out', () => {
+  it('should print the three files under header lines and say that the result is partial', async () => {
+    const result = await runBuilt(['migrate', 'examples/collectd.conf']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: '',
+    });
+    const headers = result.stdout
+      .split('\n')
+      .filter(line => line.startsWith('==> '));
+    expect(headers).toEqual([
+      '==> prometheus.yml <==',
+      '==> rules.yml <==',
+      '==> report.txt <==',
+    ]);
+    expect(result.stdout).toContain('[partial] No --server');
+    expect(result.stdout).toContain('record: legacy:sessionCount:value');
+    expect(result.stdout).toContain('- 127.0.0.1:9464');
+  }, 30_000);
+});

@@ -94,7 +94,14 @@ function matches(
     if ((labels[k] ?? '') !== '') return false;
   if (placement.label === 'global')
     return (labels.host_type ?? '') === '' && (labels.host ?? '') === '';
-  return labels[placement.label] === placement.value;
+  if (placement.label === 'host_type')
+    return labels.host_type === placement.value;
+  // The host variant places a series without a host under its host type, as the reader does.
+  const host = labels.host ?? '';
+  return (
+    host === placement.value ||
+    (host === '' && labels.host_type === placement.value)
+  );
 }
 
 /** The sum of a series' samples (`suffix`: '', `_count`, `_sum`) under a placement. */

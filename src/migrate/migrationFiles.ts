@@ -3,7 +3,7 @@
  */
 import { stringify } from 'yaml';
 import { DEFAULT_WINDOW_MS, agreementOf } from '../reader/naming';
-import type { MigrationPlan } from './migrationPlan';
+import { parseLegacyUrl, type MigrationPlan } from './migrationPlan';
 
 /** The file names, in the order they are printed. */
 export const MIGRATION_FILES = [
@@ -114,7 +114,7 @@ export function reportText(plan: MigrationPlan): string {
       'Mapped',
       mapped.map(
         m =>
-          `${m.url.url} ${m.path} -> ${m.rule}${m.group === undefined ? '' : `{host_type="${m.group}"}`} (${agreement(m.field)})`
+          `${m.url.url} ${m.path} -> ${m.rule}${m.group === undefined ? '' : `{${parseLegacyUrl(m.url.url)?.placement ?? 'host_type'}="${m.group}"}`} (${agreement(m.field)})`
       ),
       'nothing'
     ),

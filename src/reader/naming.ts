@@ -228,11 +228,13 @@ function regexEscape(value: string): string {
 
 function matchers(
   series: PrometheusSeries,
-  placement: LegacyPlacement
+  placement: LegacyPlacement,
+  extra: readonly string[] = []
 ): string {
   const parts = Object.entries(series.labels).map(
     ([key, value]) => `${key}=${quote(value)}`
   );
+  parts.push(...extra);
   for (const key of series.absentLabels ?? []) parts.push(`${key}=""`);
   if (placement.label === 'global')
     parts.push(`${HOST_TYPE_ATTRIBUTE}=""`, `${HOST_ATTRIBUTE}=""`);
@@ -262,8 +264,31 @@ function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
  * difference). `increase()` would extrapolate to the window's edges and miss what was counted
  * before the first scrape.
  */
-function windowIncrease(selector: string, window: string): string {
-  return `${selector} - ${selector} offset ${window} >= 0 or ${selector}`;
+function windowIncrease(
+  select: (offset: string) => string,
+  window: string
+): string {
+  return `${select('')} - ${select(` offset ${window}`)} >= 0 or ${select('')}`;
+}
+
+/**
+ * A selector of the series a placement reads, optionally `offset`. In the `host` variant a host
+ * also holds the series that have its name as `host_type` and no `host`, as the reader places them.
+ */
+function selector(
+  series: PrometheusSeries,
+  suffix: string,
+  placement: LegacyPlacement
+): (offset: string) => string {
+  const name = `${series.family}${suffix}`;
+  if (placement.label !== HOST_ATTRIBUTE)
+    return offset => `${name}${matchers(series, placement)}${offset}`;
+  const byHostType: LegacyPlacement = {
+    label: HOST_TYPE_ATTRIBUTE,
+    values: placement.values,
+  };
+  return offset =>
+    `(${name}${matchers(series, placement)}${offset} or label_replace(${name}${matchers(series, byHostType, [`${HOST_ATTRIBUTE}=""`])}${offset}, "${HOST_ATTRIBUTE}", "$1", "${HOST_TYPE_ATTRIBUTE}", "(.*)"))`;
 }
 
 /**
@@ -305,16 +330,16 @@ function placedQuery(
 ): string | undefined {
   const window = promqlDuration(windowMs);
   const by = groupingLabels(placement);
-  const select = (suffix: string): string =>
-    `${series.family}${suffix}${matchers(series, placement)}`;
+  const select = (suffix: string): ((offset: string) => string) =>
+    selector(series, suffix, placement);
   switch (series.type) {
     case 'counter':
-      if (key === 'count') return `sum by (${by}) (${select('')})`;
+      if (key === 'count') return `sum by (${by}) (${select('')('')})`;
       if (key === 'one')
         return `sum by (${by}) (${windowIncrease(select(''), window)})`;
       return undefined;
     case 'gauge':
-      return key === 'value' ? `sum by (${by}) (${select('')})` : undefined;
+      return key === 'value' ? `sum by (${by}) (${select('')('')})` : undefined;
     case 'histogram': {
       const count = `sum by (${by}) (${windowIncrease(select('_count'), window)})`;
       if (key === 'n') return count;

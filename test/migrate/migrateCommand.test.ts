@@ -8,6 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DEMO_HOST_TYPES } from '../../src/demo/simulatedMessagingServer';
+import {
+  startLegacyMetricsServer,
+  type LegacyMetricsServer,
+} from '../../src/http/startLegacyMetricsServer';
 import { recordingRuleName } from '../../src/reader/naming';
 import {
   freePort,
@@ -31,6 +35,8 @@ const CRASHING_NAME = 'modGlobalDistribRedirectedStanzas'.padEnd(108, 'X');
 
 interface Case {
   readonly file: string;
+  /** The variant of the legacy API the file polls. @default 'host_type' */
+  readonly variant?: 'host';
   /** Tags of report.txt that must appear: the pitfalls planted in the file. */
   readonly tags: readonly string[];
   /** Rules that must be generated, with the host type label they must carry ('' for none). */
@@ -85,6 +91,17 @@ const CASES: readonly Case[] = [
       ['legacy:sessionCount:value', 'localhost'],
     ],
   },
+  {
+    file: join(FIXTURES, 'host-variant.conf'),
+    variant: 'host',
+    tags: ['host-type-spelling'],
+    rules: [
+      ['legacy:xmppMessageSent:count', 'localhost'],
+      ['legacy:xmppMessageSent:one', 'localhost'],
+      ['legacy:backends_auth_authorize:n', 'localhost'],
+      ['legacy:sessionCount:value', 'test type'],
+    ],
+  },
 ];
 
 /** The first recording rule in the rules.yml generated for `file`. */
@@ -120,6 +137,8 @@ const bucketIndex = (v: number): number => BOUNDS.findIndex(b => v <= b);
 
 describe('legacy-metrics-api migrate against the live demo', () => {
   let demo: LiveDemo | undefined;
+  // The same reader served in the older host variant, for the pollers of /host/:host.
+  let hostServer: LegacyMetricsServer | undefined;
   let promtool = 'promtool';
   const dir = temporaryDirectory('migrate-');
   const outputs = new Map<
@@ -145,8 +164,8 @@ describe('legacy-metrics-api migrate against the live demo', () => {
     return body.data.result;
   }
 
-  async function legacyMap(path: string): Promise<LegacyMap> {
-    const response = await fetch(`${demo!.legacy}/metrics/${path}`);
+  async function legacyMap(base: string, path: string): Promise<LegacyMap> {
+    const response = await fetch(`${base}/metrics/${path}`);
     return ((await response.json()) as { metrics: LegacyMap }).metrics;
   }
 
@@ -167,14 +186,18 @@ describe('legacy-metrics-api migrate against the live demo', () => {
     // Let the traffic record a few seconds of everything, histograms included.
     await new Promise(r => setTimeout(r, 1_500));
     await demo.telemetry.forceFlush();
+    hostServer = await startLegacyMetricsServer(demo.telemetry.legacyReader, {
+      port: 0,
+      variant: 'host',
+    });
 
-    for (const { file } of CASES) {
+    for (const { file, variant } of CASES) {
       const out = join(dir.path, `out-${outputs.size}`);
       const result = await runBuilt([
         'migrate',
         file,
         '--server',
-        demo.legacy,
+        variant === 'host' ? `${hostServer.url}/api` : demo.legacy,
         '--prometheus',
         demo.prometheus,
         '--out',
@@ -238,6 +261,7 @@ describe('legacy-metrics-api migrate against the live demo', () => {
 
   afterAll(async () => {
     for (const server of servers.values()) await stop(server.process);
+    await hostServer?.close();
     await demo?.close();
     dir.remove();
   });
@@ -288,7 +312,9 @@ describe('legacy-metrics-api migrate against the live demo', () => {
           const result = await query(server.url, record);
           expect({
             record,
-            hostTypes: result.map(s => s.metric.host_type ?? ''),
+            hostTypes: result.map(
+              s => s.metric.host_type ?? s.metric.host ?? ''
+            ),
           }).toEqual({
             record,
             hostTypes: expect.arrayContaining([hostType]) as unknown,
@@ -310,11 +336,16 @@ describe('legacy-metrics-api migrate against the live demo', () => {
         for (const [label, path] of [
           ...DEMO_HOST_TYPES.map(h => [
             h,
-            `host_type/${encodeURIComponent(h)}`,
+            `${c.variant ?? 'host_type'}/${encodeURIComponent(h)}`,
           ]),
           ['', 'global'],
         ] as const) {
-          for (const [name, value] of Object.entries(await legacyMap(path)))
+          for (const [name, value] of Object.entries(
+            await legacyMap(
+              c.variant === 'host' ? `${hostServer!.url}/api` : demo!.legacy,
+              path
+            )
+          ))
             for (const [key, number] of Object.entries(value))
               expected.set(`${recordingRuleName(name, key)} ${label}`, number);
         }
@@ -325,7 +356,7 @@ describe('legacy-metrics-api migrate against the live demo', () => {
         }[] = [];
         for (const record of new Set(records)) {
           for (const sample of await query(server.url, record)) {
-            const id = `${record} ${sample.metric.host_type ?? ''}`;
+            const id = `${record} ${sample.metric.host_type ?? sample.metric.host ?? ''}`;
             compared.push({
               id,
               legacy: expected.get(id),

@@ -186,14 +186,16 @@ function compareKey(
   };
   if (agreement === 'exact') return { legacy, ...within('', legacy) };
   const totalSuffix = series.type === 'histogram' ? '_count' : '';
-  const total = within(
-    totalSuffix,
-    series.type === 'histogram' ? (value.n as number) : (value.count as number)
-  );
-  // Whether the legacy window still holds every value since start.
-  const whole = total.agree;
+  // Whether the legacy window still holds every value since start: a spiral says so itself
+  // (one = count); a histogram's n is then the exposition's _count.
+  const windowed = series.type === 'histogram' ? (value.n as number) : legacy;
+  const whole =
+    series.type === 'histogram'
+      ? within(totalSuffix, windowed).agree
+      : value.one === value.count;
   if (key === 'one' || key === 'n') {
-    if (whole) return { legacy, prometheus: total.prometheus, agree: true };
+    const total = within(totalSuffix, legacy);
+    if (whole) return { legacy, ...total };
     return {
       legacy,
       prometheus: total.prometheus,

@@ -18,7 +18,8 @@ const USAGE = `Usage: legacy-metrics-api <command> [options]
 Commands:
   demo [--config FILE]  Run a simulated messaging server with the legacy metrics API and Prometheus
   check-config FILE     Validate a configuration file and print its legacy metrics API listeners
-  migrate COLLECTD_CONF Turn a collectd curl_json poller into prometheus.yml, recording rules and a report
+  migrate COLLECTD_CONF
+                        Turn a collectd curl_json poller into prometheus.yml, recording rules and a report
   compare --legacy URL --prometheus URL
                         Check that the legacy API and the Prometheus exposition give the same numbers
 

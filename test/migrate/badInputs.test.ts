@@ -131,3 +131,39 @@ describe('migrate without --server and --out', () => {
     expect(result.stdout).toContain('- 127.0.0.1:9464');
   }, 30_000);
 });
+
+describe('--help of migrate and compare', () => {
+  it.each([
+    [
+      'migrate',
+      'Usage: legacy-metrics-api migrate COLLECTD_CONF [--server URL] [--prometheus URL] [--out DIR]',
+    ],
+    [
+      'compare',
+      'Usage: legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json]',
+    ],
+  ])(
+    'should print the usage of %s and exit 0',
+    async (command, usage) => {
+      const result = await runBuilt([command, '--help']);
+      expect({
+        code: result.code,
+        stderr: result.stderr,
+        first: result.stdout.split('\n')[0],
+      }).toEqual({
+        code: 0,
+        stderr: '',
+        first: usage,
+      });
+    },
+    30_000
+  );
+
+  it('should list both commands in the top-level help', async () => {
+    const result = await runBuilt(['--help']);
+    expect(result.stdout).toMatch(/^ {2}migrate COLLECTD_CONF$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}compare --legacy URL --prometheus URL$/m
+    );
+  }, 30_000);
+});

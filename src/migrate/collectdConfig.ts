@@ -397,7 +397,7 @@ function wildcard(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/** Options of {@link readCollectdConfig}. */
+/** What {@link readCollectdConfig} read. */
 export interface ReadCollectdConfigResult {
   /** The items, with every `Include` replaced by what it includes. */
   readonly items: CollectdItem[];

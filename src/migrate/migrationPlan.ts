@@ -3,6 +3,7 @@
  * `<URL>`, wildcards expanded; the recording rule that reproduces it; and what cannot be mapped
  * or is wrong in the poller itself.
  */
+import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
 import { HISTOGRAM_FIELDS, type MetricKind } from '../snapshot/legacyValues';
 import {
   hostTypeSegment,
@@ -33,10 +34,12 @@ import type {
 } from './curlJsonPoller';
 import { MigrationError } from './MigrationError';
 
-/** The Prometheus port of `createMeterProviderWithLegacyApi` and the demo. */
-export const DEFAULT_PROMETHEUS_PORT = 9464;
+/** Where `createMeterProviderWithLegacyApi` and the demo serve Prometheus by default. */
+export const DEFAULT_PROMETHEUS_PORT =
+  DEFAULT_METER_PROVIDER_OPTIONS.prometheus.port;
 /** The Prometheus path of `createMeterProviderWithLegacyApi` and the demo. */
-export const DEFAULT_PROMETHEUS_PATH = '/metrics';
+export const DEFAULT_PROMETHEUS_PATH =
+  DEFAULT_METER_PROVIDER_OPTIONS.prometheus.endpoint;
 
 /** Key paths at least this long are truncated by collectd 5.12's curl_json (127-character type instance). */
 export const TRUNCATED_KEY_LENGTH = 114;

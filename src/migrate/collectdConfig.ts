@@ -4,7 +4,7 @@
  * ConfigError naming the file and line.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
 
 /** A value of an option or block: a string (quoted or not), a number or a boolean. */
@@ -434,15 +434,24 @@ export function readCollectdConfig(file: string): ReadCollectdConfigResult {
         ?.values[0];
       let files: string[];
       try {
-        files = statSync(path).isDirectory()
-          ? readdirSync(path)
-              .filter(
-                name =>
-                  typeof filter !== 'string' || wildcard(filter).test(name)
-              )
-              .sort()
-              .map(name => join(path, name))
-          : [path];
+        // collectd expands a wildcard in the last part of the path, as a shell would.
+        const pattern = /[*?]/.test(basename(path))
+          ? basename(path)
+          : undefined;
+        const directory = pattern === undefined ? path : dirname(path);
+        const nameFilter =
+          pattern ?? (typeof filter === 'string' ? filter : undefined);
+        files =
+          pattern !== undefined || statSync(path).isDirectory()
+            ? readdirSync(directory)
+                .filter(
+                  name =>
+                    nameFilter === undefined || wildcard(nameFilter).test(name)
+                )
+                .sort()
+                .map(name => join(directory, name))
+                .filter(entry => !statSync(entry).isDirectory())
+            : [path];
       } catch {
         missingIncludes.push(`${item.file}:${item.line} ${target}`);
         return [];

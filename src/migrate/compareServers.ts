@@ -63,6 +63,8 @@ export interface ComparedKey {
   readonly prometheus: number | undefined;
   readonly agree: boolean | 'not compared';
   readonly why?: string;
+  /** For a percentile: the bounds of the exposition's buckets that hold its rank. */
+  readonly range?: readonly [number, number];
 }
 
 /** The keys of one host type (or `global`). */
@@ -239,6 +241,7 @@ function compareKey(
   return {
     legacy,
     prometheus: high,
+    range: [low, high],
     agree:
       legacy >= low * (1 - PERCENTILE_RELATIVE_ERROR) &&
       legacy <= high * (1 + PERCENTILE_RELATIVE_ERROR),
@@ -371,7 +374,11 @@ export function comparisonText(comparison: Comparison): string[] {
     const rows = group.keys.map(k => [
       `${k.metric}/${k.key}`,
       String(k.legacy),
-      k.prometheus === undefined ? '-' : String(k.prometheus),
+      k.range !== undefined
+        ? `${k.range[0]}..${k.range[1]}`
+        : k.prometheus === undefined
+          ? '-'
+          : String(k.prometheus),
       k.agree === true
         ? 'agree'
         : k.agree === false

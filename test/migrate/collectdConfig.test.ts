@@ -3,7 +3,7 @@
  * must parse here, what it rejects as a syntax error must be a located ConfigError here.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../src/errors';
 import {
@@ -150,6 +150,29 @@ describe('readCollectdConfig', () => {
     expect(
       items.filter(i => i.key === 'LoadPlugin').map(i => i.values[0])
     ).toEqual(['load', 'uptime', 'curl_json']);
+  });
+
+  it('should expand a wildcard in an Include path, as collectd does', () => {
+    const dir = temporaryDirectory('collectd-include-');
+    try {
+      mkdirSync(join(dir.path, 'collectd.d'));
+      writeFileSync(
+        join(dir.path, 'collectd.d', 'b.conf'),
+        'LoadPlugin load\n'
+      );
+      writeFileSync(join(dir.path, 'collectd.d', 'a.conf'), 'LoadPlugin cpu\n');
+      writeFileSync(join(dir.path, 'collectd.d', 'notes.txt'), 'not read\n');
+      const main = join(dir.path, 'collectd.conf');
+      writeFileSync(
+        main,
+        `Include "${join(dir.path, 'collectd.d')}/*.conf"\nInclude "missing.conf"\n`
+      );
+      const { items, missingIncludes } = readCollectdConfig(main);
+      expect(items.map(i => i.values[0])).toEqual(['cpu', 'load']);
+      expect(missingIncludes).toEqual([`${main}:2 missing.conf`]);
+    } finally {
+      dir.remove();
+    }
   });
 
   it('should read the curl_json URLs, keys and intervals', () => {

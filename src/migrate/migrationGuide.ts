@@ -127,7 +127,11 @@ export function keyTable(): string {
     const agreement = agreementOf(key);
     const rule =
       agreement === 'none' ? 'none' : code(recordingRuleName(example, key));
-    return `| ${code(`metrics/${example}/${key}`)} | ${rule} | ${AGREEMENT_TEXT[agreement]} |`;
+    const text =
+      key === 'mean'
+        ? "The window's `_sum` difference over its `_count` difference, as close as `n`; an integer histogram's legacy mean is truncated."
+        : AGREEMENT_TEXT[agreement];
+    return `| ${code(`metrics/${example}/${key}`)} | ${rule} | ${text} |`;
   });
   return [
     '| Legacy key | Recording rule from `migrate` | Same number? |',

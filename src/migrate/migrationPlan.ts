@@ -402,6 +402,7 @@ export async function planMigration(
           tag: 'unknown-host-type',
           text: `${where(url)} URL ${url.url}: uses /${target.placement}/ but the server serves the ${listing.variant} variant (/${listing.variant}/); its keys are not mapped.`,
         });
+        for (const key of url.keys) matchedKeys.add(key);
         continue;
       }
       if (group !== undefined) {
@@ -413,12 +414,13 @@ export async function planMigration(
             tag: 'unknown-host-type',
             text: `${where(url)} URL ${url.url}: the server serves no ${target.placement} "${group}" (it serves ${listing.groups.map(g => JSON.stringify(g)).join(', ') || 'none'}); its keys are not mapped.`,
           });
+          for (const key of url.keys) matchedKeys.add(key);
           continue;
         }
         if (raw !== group)
           notes.push({
             tag: 'host-type-spelling',
-            text: `${where(url)} URL ${url.url}: "${group}" is the underscore spelling of the host type "${raw}"; the rules select host_type="${raw}", as Prometheus labels keep the space.`,
+            text: `${where(url)} URL ${url.url}: "${group}" is the underscore spelling of "${raw}"; the rules select ${target.placement}="${raw}", as Prometheus labels keep the space.`,
           });
         group = raw;
       }
@@ -433,6 +435,7 @@ export async function planMigration(
           tag: 'unknown-host-type',
           text: `${where(url)} URL ${url.url}: ${mapUrl} answers 404; its keys are not mapped.`,
         });
+        for (const key of url.keys) matchedKeys.add(key);
         continue;
       }
       catalog = catalogOf(map);
@@ -641,7 +644,7 @@ function findPitfalls(
     const names = [...new Set(list.map(m => m.name))];
     pitfalls.push({
       tag: 'value-wildcard',
-      text: `${where(key)} Key "${key.path}" matches every gauge and up-down counter, not only session counts: ${names.join(', ')}. Name the metrics you mean, one Key each.`,
+      text: `${where(key)} Key "${key.path}" reads the value of every gauge and up-down counter the URL serves, today ${names.join(', ')}, and any added later. Name the metrics you mean, one Key each.`,
     });
   }
 }

@@ -29,6 +29,9 @@ import { MigrationError } from './MigrationError';
  */
 export const PERCENTILE_RELATIVE_ERROR = 0.044;
 
+/** How late a reader's tick may run on a busy machine, beyond its slot. */
+const TICK_MARGIN_MS = 250;
+
 /** How often a disagreement is measured again before it counts: values move while they are read. */
 export const COMPARE_ROUNDS = 3;
 
@@ -284,8 +287,9 @@ export async function compareServers(
 
   const read = async (): Promise<Reading> => {
     const before = await fetchExposition(options.prometheus);
-    // The legacy API serves the snapshot of the last slot: wait one, so that it was taken after `before`.
-    await sleep(slotMs);
+    // The legacy API serves the snapshot of the last slot: wait one, so that it was taken after
+    // `before`, and a little more for a tick that runs late on a busy machine.
+    await sleep(slotMs + TICK_MARGIN_MS);
     const maps = new Map<string, Map<string, LegacyMetricValue>>();
     for (const group of groups)
       maps.set(group, (await fetchMetricsMap(path(group))) ?? new Map());

@@ -290,6 +290,21 @@ describe('Prometheus scraping the exporter beside the legacy API', () => {
     });
   });
 
+  describe('histogram percentiles', () => {
+    it('should estimate percentiles only to the explicit bucket that holds the legacy one', async () => {
+      // 5, 50 and 120 ms: the median is 50. The default buckets put it in (25, 50], where
+      // histogram_quantile interpolates; the legacy API's exponential buckets are far finer.
+      const legacyMedian =
+        legacy.localhost!['backends.auth.authorize']!.median!;
+      const estimate = await single(
+        'histogram_quantile(0.5, sum by (le) (backends_auth_authorize_bucket{host_type="localhost"}))'
+      );
+      expect(legacyMedian).toBeCloseTo(50, 0);
+      expect(estimate).toBeGreaterThan(25);
+      expect(estimate).toBeLessThanOrEqual(50);
+    });
+  });
+
   describe('promtool check config', () => {
     it('should accept examples/prometheus.yml', () => {
       const check = spawnSync(promtool, ['check', 'config', EXAMPLE], {

@@ -7,6 +7,7 @@ import {
 import { LegacyApiError } from '../errors';
 import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
 import { describeConfig, requireLegacyApiListener } from './checkConfigCommand';
+import { compareCommand } from './compareCommand';
 import {
   DEFAULT_DEMO_OPTIONS,
   defaultDemoConfigPath,
@@ -14,6 +15,7 @@ import {
   type DemoOptions,
 } from './demoCommand';
 import { packageVersion } from './packageInfo';
+import { migrateCommand } from './migrateCommand';
 import { parseCommandLine } from './parseCommandLine';
 import { UsageError } from './UsageError';
 
@@ -40,6 +42,10 @@ const USAGE = `Usage: legacy-metrics-api <command> [options]
 Commands:
   demo [--config FILE]  Run a simulated messaging server with the legacy metrics API and Prometheus
   check-config FILE     Validate a configuration file and print its legacy metrics API listeners
+  migrate COLLECTD_CONF
+                        Turn a collectd curl_json poller into prometheus.yml, recording rules and a report
+  compare --legacy URL --prometheus URL
+                        Check that the legacy API and the Prometheus exposition give the same numbers
 
 Options:
   --version      Print the package's version
@@ -202,6 +208,8 @@ const checkConfig: CliCommand = async (args, io) => {
 const COMMANDS: Readonly<Record<string, CliCommand>> = {
   demo,
   'check-config': checkConfig,
+  migrate: (args, io) => migrateCommand(args, io.out),
+  compare: (args, io) => compareCommand(args, io.out),
 };
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

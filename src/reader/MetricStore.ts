@@ -14,6 +14,7 @@ import {
 } from '../attributes';
 import type { MetricKind } from '../snapshot/legacyValues';
 import { WARNING_CODES, WarnOnce } from '../warnings';
+import { attributeText, defaultLegacyName, placementName } from './naming';
 import type { ResolvedReaderOptions } from './options';
 import { RecordTableEditor } from './RecordTable';
 import {
@@ -70,10 +71,6 @@ function kindOf(metric: MetricData): MetricKind | undefined {
   }
 }
 
-function attributeText(value: unknown): string {
-  return Array.isArray(value) ? value.map(String).join(',') : String(value);
-}
-
 /** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
 function attributesKey(
   keys: readonly string[],
@@ -95,27 +92,6 @@ function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
     map.set(key, inner);
   }
   return inner;
-}
-
-/** The default legacy name: the instrument name, then each remaining attribute value (by key) after a `.`. */
-export function defaultLegacyName(
-  instrumentName: string,
-  attributes: Attributes
-): string {
-  let name = instrumentName;
-  for (const key of Object.keys(attributes).sort()) {
-    if (key === HOST_TYPE_ATTRIBUTE || key === HOST_ATTRIBUTE) continue;
-    const value = attributes[key];
-    if (value === undefined || value === null) continue;
-    name += `.${attributeText(value)}`;
-  }
-  return name;
-}
-
-function placementName(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  const text = attributeText(value);
-  return text === '' ? undefined : text;
 }
 
 /**

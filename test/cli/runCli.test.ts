@@ -92,11 +92,11 @@ describe('runCli', () => {
   it.each([
     [
       ['serve'],
-      'legacy-metrics-api: unknown command "serve"; expected one of: demo, check-config',
+      'legacy-metrics-api: unknown command "serve"; expected one of: demo, check-config, migrate, compare',
     ],
     [
       ['--verbose'],
-      'legacy-metrics-api: unknown option "--verbose"; expected a command (demo, check-config), --version or --help',
+      'legacy-metrics-api: unknown option "--verbose"; expected a command (demo, check-config, migrate, compare), --version or --help',
     ],
     [
       ['demo', '--port', '80'],

@@ -1,0 +1,98 @@
+/**
+ * `legacy-metrics-api migrate COLLECTD_CONF [--server URL] [--prometheus URL] [--out DIR]`: turns
+ * a collectd curl_json poller's configuration into a Prometheus configuration, recording rules
+ * that reproduce every legacy key it reads, and a report.
+ */
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readCurlJsonPoller } from '../migrate/curlJsonPoller';
+import { MIGRATION_FILES, migrationFiles } from '../migrate/migrationFiles';
+import { planMigration } from '../migrate/migrationPlan';
+import { UsageError } from './UsageError';
+
+/** `migrate --help`. */
+export const MIGRATE_USAGE = `Usage: legacy-metrics-api migrate COLLECTD_CONF [--server URL] [--prometheus URL] [--out DIR]
+
+Reads the curl_json <URL> blocks of a collectd configuration and writes prometheus.yml (a scrape
+job at the poller's interval, loading rules.yml), rules.yml (recording rules
+legacy:<name>:<key> that reproduce each legacy key the poller reads, per host type) and
+report.txt (what was mapped, what was not, and the pitfalls of the file).
+
+Options:
+  --server URL      the legacy API's base, e.g. http://127.0.0.1:8088/api: expand wildcards over
+                    what it serves and flag keys and host types it does not (without it, the
+                    result is partial)
+  --prometheus URL  the server's Prometheus endpoint (default: the legacy URLs' host, port 9464,
+                    /metrics); read with --server to map names that attributes form
+  --out DIR         write the three files into DIR (default: print them, each under a header)
+  -h, --help        Show this help`;
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        server: { type: 'string' },
+        prometheus: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(
+      `migrate: ${(error as Error).message.split('\n')[0]}; see 'legacy-metrics-api migrate --help'`
+    );
+  }
+}
+
+/** Runs `migrate`; resolves to the exit status. */
+export async function migrateCommand(
+  args: string[],
+  out: (line: string) => void
+): Promise<number> {
+  const { values, positionals } = parse(args);
+  if (values.help === true) {
+    out(MIGRATE_USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? "migrate: found no COLLECTD_CONF, expected 'legacy-metrics-api migrate COLLECTD_CONF'"
+        : `migrate: unexpected argument ${JSON.stringify(positionals[1])}; expected a single COLLECTD_CONF`
+    );
+  for (const name of ['server', 'prometheus', 'out'] as const)
+    if (values[name] === '')
+      throw new UsageError(
+        `migrate: found an empty --${name}, expected a value`
+      );
+  const poller = readCurlJsonPoller(positionals[0]!);
+  const plan = await planMigration(poller, {
+    server: values.server,
+    prometheus: values.prometheus,
+  });
+  const files = migrationFiles(plan);
+  if (values.out === undefined) {
+    for (const name of MIGRATION_FILES) {
+      out(`==> ${name} <==`);
+      out(files[name].replace(/\n$/, ''));
+    }
+    return 0;
+  }
+  const dir = values.out;
+  try {
+    mkdirSync(dir, { recursive: true });
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    for (const name of MIGRATION_FILES)
+      writeFileSync(join(dir, name), files[name]);
+  } catch (error) {
+    throw new UsageError(
+      `migrate: --out ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), expected a writable directory`
+    );
+  }
+  out(`wrote ${MIGRATION_FILES.map(name => join(dir, name)).join(', ')}`);
+  return 0;
+}

@@ -1,0 +1,142 @@
+/**
+ * Reading a live server for the migration tools: the legacy API's listing and maps, and the
+ * Prometheus exposition of the same instruments.
+ */
+import { parseExposition, type Family } from './exposition';
+import { MigrationError } from './MigrationError';
+
+/** How long one request may take before the server counts as unreachable. */
+export const FETCH_TIMEOUT_MS = 10_000;
+
+/** A legacy metric value: datapoint name → number (or the original's `[]`, `"undefined"`…). */
+export type LegacyMetricValue = Readonly<Record<string, unknown>>;
+
+/** The legacy API's listing, in either variant. */
+export interface LegacyListing {
+  readonly variant: 'host_type' | 'host';
+  /** Host types (or hosts), raw: spaces kept. */
+  readonly groups: readonly string[];
+  readonly metrics: readonly string[];
+  readonly global: readonly string[];
+}
+
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })
+    .cause;
+  return (
+    cause?.code ?? cause?.message ?? (error as Error).message ?? String(error)
+  );
+}
+
+/** GETs a URL; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
+export async function fetchText(
+  url: string,
+  accept: string
+): Promise<string | undefined> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      headers: { accept },
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new MigrationError(
+      `${url}: cannot connect (${describeFailure(error)})`
+    );
+  }
+  const body = await response.text();
+  if (response.status === 404) return undefined;
+  if (response.status !== 200)
+    throw new MigrationError(
+      `${url}: found HTTP status ${response.status}, expected 200`
+    );
+  return body;
+}
+
+/** GETs a legacy API URL as JSON; undefined on a 404. */
+export async function fetchLegacyJson(url: string): Promise<unknown> {
+  const text = await fetchText(url, 'application/json');
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new MigrationError(
+      `${url}: found a body that is not JSON, expected the legacy metrics API`
+    );
+  }
+}
+
+/** The base of the legacy API without a trailing `/` or `/metrics`: `http://127.0.0.1:8088/api`. */
+export function legacyBase(server: string): string {
+  return server.replace(/\/+$/, '').replace(/\/metrics$/, '');
+}
+
+/** Reads the listing at `<base>/metrics`. */
+export async function fetchListing(server: string): Promise<LegacyListing> {
+  const url = `${legacyBase(server)}/metrics`;
+  const body = (await fetchLegacyJson(url)) as
+    Record<string, unknown> | undefined;
+  const variant =
+    body !== undefined && Array.isArray(body.host_types)
+      ? 'host_type'
+      : body !== undefined && Array.isArray(body.hosts)
+        ? 'host'
+        : undefined;
+  if (
+    variant === undefined ||
+    !Array.isArray(body!.metrics) ||
+    !Array.isArray(body!.global)
+  )
+    throw new MigrationError(
+      `${url}: found ${body === undefined ? 'a 404' : 'another body'}, expected the legacy metrics listing {"host_types":[…],"metrics":[…],"global":[…]}`
+    );
+  return {
+    variant,
+    groups: (
+      body![variant === 'host_type' ? 'host_types' : 'hosts'] as unknown[]
+    ).map(String),
+    metrics: (body!.metrics as unknown[]).map(String),
+    global: (body!.global as unknown[]).map(String),
+  };
+}
+
+/** Reads a map endpoint (`/metrics/host_type/x`, `/metrics/global`); undefined on a 404. */
+export async function fetchMetricsMap(
+  url: string
+): Promise<Map<string, LegacyMetricValue> | undefined> {
+  const body = (await fetchLegacyJson(url)) as
+    { metrics?: unknown } | undefined;
+  if (body === undefined) return undefined;
+  const metrics = body.metrics;
+  if (Array.isArray(metrics)) return new Map();
+  if (typeof metrics !== 'object' || metrics === null)
+    throw new MigrationError(
+      `${url}: found a body without "metrics", expected {"metrics":{…}}`
+    );
+  return new Map(
+    Object.entries(metrics as Record<string, unknown>).filter(
+      (entry): entry is [string, LegacyMetricValue] =>
+        typeof entry[1] === 'object' &&
+        entry[1] !== null &&
+        !Array.isArray(entry[1])
+    )
+  );
+}
+
+/** Reads and parses a Prometheus exposition. */
+export async function fetchExposition(
+  url: string
+): Promise<Map<string, Family>> {
+  const text = await fetchText(url, 'text/plain;version=0.0.4');
+  if (text === undefined)
+    throw new MigrationError(
+      `${url}: found a 404, expected a Prometheus exposition`
+    );
+  try {
+    return parseExposition(text);
+  } catch (error) {
+    throw new MigrationError(
+      `${url}: ${(error as Error).message}, expected a Prometheus exposition`
+    );
+  }
+}

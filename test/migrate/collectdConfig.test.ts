@@ -1,0 +1,261 @@
+/**
+ * The collectd configuration reader against collectd itself: what `collectd -T -C FILE` parses
+ * must parse here, what it rejects as a syntax error must be a located ConfigError here.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../../src/errors';
+import {
+  parseCollectdConfig,
+  readCollectdConfig,
+} from '../../src/migrate/collectdConfig';
+import { readCurlJsonPoller } from '../../src/migrate/curlJsonPoller';
+import {
+  INSTALL_HINT,
+  requireCommand,
+  temporaryDirectory,
+} from '../realClients/support';
+
+const ROOT = resolve(__dirname, '..', '..');
+const FIXTURES = join(__dirname, 'fixtures');
+const SYNTAX_ERROR = /Parse error in file|yyparse returned error/;
+
+/** collectd's verdict on a file's syntax: it reads the file and, if it parses, runs each read once. */
+function collectdAccepts(collectd: string, file: string, cwd: string): boolean {
+  const run = spawnSync(collectd, ['-T', '-C', file], {
+    cwd,
+    encoding: 'latin1',
+    timeout: 20_000,
+  });
+  if (run.error !== undefined) throw run.error;
+  return !SYNTAX_ERROR.test(`${run.stdout}${run.stderr}`);
+}
+
+function ours(text: string): boolean {
+  try {
+    parseCollectdConfig(text, 'generated.conf');
+    return true;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return false;
+  }
+}
+
+/** Deterministic pseudo-random numbers (xorshift32), so that a failing case can be replayed. */
+function random(seed: number): () => number {
+  let state = Math.imul(seed + 1, 0x9e3779b1) >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 2 ** 32;
+  };
+}
+
+const FRAGMENTS = [
+  'Interval',
+  'Hostname',
+  'Plugin',
+  'URL',
+  ' ',
+  '\t',
+  '10',
+  '1.5',
+  '0x1f',
+  '-3',
+  'true',
+  'off',
+  '127.0.0.1',
+  '"a b"',
+  '"x\\"y"',
+  '"ml\\\n   z"',
+  '<',
+  '>',
+  '/',
+  '\n',
+  '\r\n',
+  '# note',
+  '\\\n',
+  '.',
+  ':',
+];
+
+describe('parseCollectdConfig', () => {
+  it('should read options, blocks, quoting and continuations as collectd does', () => {
+    const items = parseCollectdConfig(
+      [
+        'Hostname "a\\"b\\\\c" # comment',
+        'Interval \\',
+        '  2.5',
+        'FQDNLookup false',
+        '<Plugin curl_json>',
+        '  <URL "http://127.0.0.1:8088/api/metrics/host_type/test%20type">',
+        '    Instance "long\\',
+        '      name"',
+        '  </URL>',
+        '</Plugin>',
+        '',
+      ].join('\n'),
+      'x.conf'
+    );
+    expect(items.map(i => [i.key, i.values, i.line])).toEqual([
+      ['Hostname', ['a"b\\c'], 1],
+      ['Interval', [2.5], 2],
+      ['FQDNLookup', [false], 4],
+      ['Plugin', ['curl_json'], 5],
+    ]);
+    const url = items[3]!.children[0]!;
+    expect([url.key, url.values, url.children[0]!.values]).toEqual([
+      'URL',
+      ['http://127.0.0.1:8088/api/metrics/host_type/test%20type'],
+      ['longname'],
+    ]);
+  });
+
+  it.each([
+    [
+      'Interval 10',
+      'x.conf: line 1: found the end of the file, expected the end of the line',
+    ],
+    [
+      '<Plugin curl_json>\n  Interval 1\n',
+      'x.conf: line 3: found the end of the file, expected </Plugin> to close the block opened at line 1',
+    ],
+    [
+      '<A>\n</B>\n',
+      'x.conf: line 2: found "B", expected </A> to close the block opened at line 1',
+    ],
+    [
+      '</Plugin>\n',
+      'x.conf: line 1: found "Plugin", expected no closing tag: no block is open',
+    ],
+    [
+      'Interval\n',
+      'x.conf: line 1: found the end of the line, expected a value',
+    ],
+  ])('should reject %j with a located message', (text, message) => {
+    expect(() => parseCollectdConfig(text, 'x.conf')).toThrow(message);
+  });
+});
+
+describe('readCollectdConfig', () => {
+  it('should follow Include with its Filter, next to the including file', () => {
+    const { items, missingIncludes } = readCollectdConfig(
+      join(FIXTURES, 'original-documentation.conf')
+    );
+    expect(missingIncludes).toEqual([]);
+    expect(
+      items.filter(i => i.key === 'LoadPlugin').map(i => i.values[0])
+    ).toEqual(['load', 'uptime', 'curl_json']);
+  });
+
+  it('should expand a wildcard in an Include path, as collectd does', () => {
+    const dir = temporaryDirectory('collectd-include-');
+    try {
+      mkdirSync(join(dir.path, 'collectd.d'));
+      writeFileSync(
+        join(dir.path, 'collectd.d', 'b.conf'),
+        'LoadPlugin load\n'
+      );
+      writeFileSync(join(dir.path, 'collectd.d', 'a.conf'), 'LoadPlugin cpu\n');
+      writeFileSync(join(dir.path, 'collectd.d', 'notes.txt'), 'not read\n');
+      const main = join(dir.path, 'collectd.conf');
+      writeFileSync(
+        main,
+        `Include "${join(dir.path, 'collectd.d')}/*.conf"\nInclude "missing.conf"\n`
+      );
+      const { items, missingIncludes } = readCollectdConfig(main);
+      expect(items.map(i => i.values[0])).toEqual(['cpu', 'load']);
+      expect(missingIncludes).toEqual([`${main}:2 missing.conf`]);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('should read the curl_json URLs, keys and intervals', () => {
+    const poller = readCurlJsonPoller(
+      join(FIXTURES, 'histograms-and-long-keys.conf')
+    );
+    expect({
+      interval: poller.intervalS,
+      maxRead: poller.maxReadIntervalS,
+      urls: poller.urls.map(u => [u.url, u.instance, u.keys.length]),
+    }).toEqual({
+      interval: 1,
+      maxRead: 4,
+      urls: [
+        ['http://127.0.0.1:8088/api/metrics/global', 'global', 5],
+        [
+          'http://127.0.0.1:8088/api/metrics/host_type/test_type',
+          'test_type',
+          2,
+        ],
+      ],
+    });
+  });
+});
+
+describe('collectd as the oracle', () => {
+  let collectd = 'collectd';
+  const dir = temporaryDirectory('collectd-oracle-');
+
+  beforeAll(() => {
+    collectd = requireCommand('collectd', INSTALL_HINT.collectd);
+  });
+
+  afterAll(() => dir.remove());
+
+  it('should accept every fixture and example that collectd accepts', () => {
+    const files = [
+      join(ROOT, 'examples', 'collectd.conf'),
+      ...readdirSync(FIXTURES)
+        .filter(name => name.endsWith('.conf'))
+        .map(name => join(FIXTURES, name)),
+    ];
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) {
+      expect({
+        file,
+        collectd: collectdAccepts(collectd, file, FIXTURES),
+      }).toEqual({
+        file,
+        collectd: true,
+      });
+      expect(() => readCurlJsonPoller(file)).not.toThrow();
+    }
+  }, 60_000);
+
+  it('should give the same verdict as collectd on generated files', () => {
+    const verdicts: {
+      seed: number;
+      text: string;
+      collectd: boolean;
+      ours: boolean;
+    }[] = [];
+    for (let seed = 0; seed < 200; seed++) {
+      const next = random(seed);
+      const parts: string[] = [];
+      const length = 1 + Math.floor(next() * 14);
+      for (let i = 0; i < length; i++)
+        parts.push(FRAGMENTS[Math.floor(next() * FRAGMENTS.length)]!);
+      // Half of the cases end with a newline, as most files do.
+      const text = parts.join('') + (next() < 0.5 ? '\n' : '');
+      const file = join(dir.path, `case-${seed}.conf`);
+      writeFileSync(file, text, 'latin1');
+      verdicts.push({
+        seed,
+        text,
+        collectd: collectdAccepts(collectd, file, dir.path),
+        ours: ours(text),
+      });
+    }
+    expect(verdicts.filter(v => v.collectd !== v.ours)).toEqual([]);
+    // The generator must exercise both verdicts, or the comparison proves little.
+    expect(new Set(verdicts.map(v => v.collectd))).toEqual(
+      new Set([true, false])
+    );
+  }, 120_000);
+});

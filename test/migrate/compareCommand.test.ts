@@ -28,10 +28,11 @@ describe('legacy-metrics-api compare', () => {
       '--prometheus',
       demo!.prometheus,
     ]);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({
-      code: 0,
-      stderr: '',
-    });
+    expect({
+      code: result.code,
+      stderr: result.stderr,
+      ...(result.code === 0 ? {} : { stdout: result.stdout }),
+    }).toEqual({ code: 0, stderr: '' });
     expect(result.stdout).toContain('tolerances:');
     expect(result.stdout).toContain('host type "localhost":');
     expect(result.stdout).toContain('host type "test type":');
@@ -56,10 +57,11 @@ describe('legacy-metrics-api compare', () => {
       'test_type',
       '--json',
     ]);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({
-      code: 0,
-      stderr: '',
-    });
+    expect({
+      code: result.code,
+      stderr: result.stderr,
+      ...(result.code === 0 ? {} : { stdout: result.stdout }),
+    }).toEqual({ code: 0, stderr: '' });
     const json = JSON.parse(result.stdout) as {
       groups: {
         group: string;

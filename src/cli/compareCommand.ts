@@ -4,15 +4,20 @@
  * whether they give the same numbers.
  */
 import { parseArgs } from 'node:util';
-import { compareServers, comparisonText } from '../migrate/compareServers';
+import {
+  compareServers,
+  comparisonText,
+  SAMPLE_INTERVAL_MS,
+} from '../migrate/compareServers';
 import { UsageError } from './UsageError';
 
 /** `compare --help`. */
 export const COMPARE_USAGE = `Usage: legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json]
 
-Reads the legacy metrics API and the Prometheus exposition of the same server together and prints,
-per host type and metric, the legacy value, the Prometheus value and whether they agree (the
-tolerance of each kind of key is stated in the output). Exits 0 when every key agrees, 1 on any
+Reads the legacy metrics API and the Prometheus exposition of the same server together (the
+exposition every ${SAMPLE_INTERVAL_MS} ms for a little over one slot, so that a gauge's moves are
+seen) and prints, per host type and metric, the legacy value, the Prometheus value and whether
+they agree (the tolerance of each kind of key is stated in the output). Exits 0 when every key agrees, 1 on any
 disagreement, 2 on a usage or connection error.
 
 Options:

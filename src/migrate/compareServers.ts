@@ -35,10 +35,16 @@ const TICK_MARGIN_MS = 250;
 /** How often a disagreement is measured again before it counts: values move while they are read. */
 export const COMPARE_ROUNDS = 3;
 
+/**
+ * How often the exposition is read while the legacy snapshot's slot runs. A gauge (an up-down
+ * counter, an observable gauge) moves both ways: two reads one slot apart do not bound the value
+ * it had at the snapshot's moment, two reads this close together do.
+ */
+export const SAMPLE_INTERVAL_MS = 50;
+
 /** What each kind of key must satisfy, as `compare` states it. */
 export const TOLERANCES: Readonly<Record<string, string>> = Object.freeze({
-  exact:
-    "count, value: equal to the exposition at a moment within the legacy snapshot's slot (read between two expositions one slot apart)",
+  exact: `count, value: equal to the exposition at a moment within the legacy snapshot's slot: between two consecutive reads of the exposition, read every ${SAMPLE_INTERVAL_MS} ms from before the slot began until after the legacy API was read (a gauge moves both ways: it is taken to move in one direction between two reads)`,
   window:
     'one, n: equal to the total while nothing has left the legacy window (count = one), otherwise at most the total; mean: within 1 (integer histograms are truncated) of _sum/_count while the window holds every value',
   bucket: `percentiles: within the exposition's explicit bucket that holds the same rank, widened by ${(PERCENTILE_RELATIVE_ERROR * 100).toFixed(1)} % (the legacy estimate's error at 160 buckets), while the window holds every value`,
@@ -62,7 +68,10 @@ export interface ComparedKey {
   readonly metric: string;
   readonly key: string;
   readonly legacy: number;
-  /** The exposition's value (read twice, one slot apart, for exact keys); undefined when no series has it. */
+  /**
+   * The exposition's value: for exact keys the read nearest to the legacy value, otherwise the
+   * last read; undefined when no series has it.
+   */
   readonly prometheus: number | undefined;
   readonly agree: boolean | 'not compared';
   readonly why?: string;
@@ -160,9 +169,36 @@ function bucketOf(
 }
 
 interface Reading {
-  readonly before: Map<string, Family>;
-  readonly after: Map<string, Family>;
+  /**
+   * The expositions in the order they were read: the first before the legacy snapshot's slot
+   * began, then one every {@link SAMPLE_INTERVAL_MS}, the last after the legacy API was read.
+   */
+  readonly expositions: readonly Map<string, Family>[];
   readonly maps: Map<string, Map<string, LegacyMetricValue>>;
+}
+
+/**
+ * Whether `value` is one the series had at a moment of the reading: between two consecutive
+ * reads (`seen`, in order), where it is taken to move in one direction. For a series that only
+ * grows this is the range from the first read to the last; a gauge that went down and up again
+ * is held to the reads close to the snapshot's moment.
+ */
+function between(seen: readonly number[], value: number): boolean {
+  if (seen.length === 1) return seen[0] === value;
+  for (let i = 1; i < seen.length; i++) {
+    const a = seen[i - 1]!;
+    const b = seen[i]!;
+    if (Math.min(a, b) <= value && value <= Math.max(a, b)) return true;
+  }
+  return false;
+}
+
+/** The read nearest to `value`; the later one of two as near. */
+function nearest(seen: readonly number[], value: number): number {
+  let best = seen[seen.length - 1]!;
+  for (const v of seen)
+    if (Math.abs(v - value) < Math.abs(best - value)) best = v;
+  return best;
 }
 
 const sleep = (ms: number): Promise<void> =>
@@ -181,13 +217,14 @@ function compareKey(
     return { legacy, prometheus: undefined, agree: 'not compared' };
   const sum = (families: Map<string, Family>, suffix: string): number =>
     sampleSum(families, series, suffix, placement) ?? 0;
+  const before = reading.expositions[0]!;
+  const after = reading.expositions[reading.expositions.length - 1]!;
   const within = (
     suffix: string,
     v: number
   ): { prometheus: number; agree: boolean } => {
-    const a = sum(reading.before, suffix);
-    const b = sum(reading.after, suffix);
-    return { prometheus: b, agree: Math.min(a, b) <= v && v <= Math.max(a, b) };
+    const seen = reading.expositions.map(families => sum(families, suffix));
+    return { prometheus: nearest(seen, v), agree: between(seen, v) };
   };
   if (agreement === 'exact') return { legacy, ...within('', legacy) };
   const totalSuffix = series.type === 'histogram' ? '_count' : '';
@@ -199,12 +236,12 @@ function compareKey(
       ? within(totalSuffix, windowed).agree
       : value.one === value.count;
   if (key === 'one' || key === 'n') {
-    const total = within(totalSuffix, legacy);
-    if (whole) return { legacy, ...total };
+    if (whole) return { legacy, ...within(totalSuffix, legacy) };
+    const total = sum(after, totalSuffix);
     return {
       legacy,
-      prometheus: total.prometheus,
-      agree: legacy >= 0 && legacy <= total.prometheus,
+      prometheus: total,
+      agree: legacy >= 0 && legacy <= total,
       why: 'values have left the window: compared with the total as an upper bound',
     };
   }
@@ -217,15 +254,14 @@ function compareKey(
     };
   // The legacy window holds every value of `before` and some of those that came until `after`.
   const n = value.n as number;
-  const added = sum(reading.after, '_count') - n;
+  const added = sum(after, '_count') - n;
   if (key === 'mean') {
     const legacySum = n * legacy;
-    const low = sum(reading.before, '_sum') - n;
-    const high = sum(reading.after, '_sum');
+    const low = sum(before, '_sum') - n;
+    const high = sum(after, '_sum');
     return {
       legacy,
-      prometheus:
-        n === 0 ? 0 : sum(reading.after, '_sum') / sum(reading.after, '_count'),
+      prometheus: n === 0 ? 0 : sum(after, '_sum') / sum(after, '_count'),
       agree:
         n === 0
           ? legacy === 0
@@ -235,7 +271,7 @@ function compareKey(
   }
   if (n === 0) return { legacy, prometheus: 0, agree: legacy === 0 };
   const q = quantileOf(key)!;
-  const cumulative = buckets(reading.after, series, placement);
+  const cumulative = buckets(after, series, placement);
   // The k-th smallest legacy value is at least the k-th smallest of `after` and at most its
   // (k + added)-th; one rank either side for the estimate's rank convention.
   const rank = q * n;
@@ -286,15 +322,38 @@ export async function compareServers(
       : { label: listing.variant, value: group };
 
   const read = async (): Promise<Reading> => {
-    const before = await fetchExposition(options.prometheus);
-    // The legacy API serves the snapshot of the last slot: wait one, so that it was taken after
-    // `before`, and a little more for a tick that runs late on a busy machine.
-    await sleep(slotMs + TICK_MARGIN_MS);
+    const expositions = [await fetchExposition(options.prometheus)];
+    // The exposition is read all along, so that a gauge's moves are seen close to the moment of
+    // the legacy snapshot, whenever in the slot it was taken.
+    let sampling = true;
+    const sampler = (async () => {
+      let started = Date.now();
+      for (;;) {
+        await sleep(Math.max(0, started + SAMPLE_INTERVAL_MS - Date.now()));
+        if (!sampling) return;
+        started = Date.now();
+        expositions.push(await fetchExposition(options.prometheus));
+      }
+    })().then(
+      () => undefined,
+      (error: unknown) => ({ error })
+    );
     const maps = new Map<string, Map<string, LegacyMetricValue>>();
-    for (const group of groups)
-      maps.set(group, (await fetchMetricsMap(path(group))) ?? new Map());
-    const after = await fetchExposition(options.prometheus);
-    return { before, after, maps };
+    let failed: { error: unknown } | undefined;
+    try {
+      // The legacy API serves the snapshot of the last slot: wait one, so that it was taken after
+      // the first read, and a little more for a tick that runs late on a busy machine.
+      await sleep(slotMs + TICK_MARGIN_MS);
+      for (const group of groups)
+        maps.set(group, (await fetchMetricsMap(path(group))) ?? new Map());
+    } finally {
+      sampling = false;
+      failed = await sampler;
+    }
+    if (failed !== undefined) throw failed.error;
+    // The last read starts after the legacy API was read.
+    expositions.push(await fetchExposition(options.prometheus));
+    return { expositions, maps };
   };
 
   let pending: Set<string> | undefined;
@@ -305,7 +364,9 @@ export async function compareServers(
     round++
   ) {
     const reading = await read();
-    const index = seriesIndex(reading.after);
+    const index = seriesIndex(
+      reading.expositions[reading.expositions.length - 1]!
+    );
     const next = new Set<string>();
     for (const group of groups) {
       for (const [metric, value] of reading.maps.get(group)!) {

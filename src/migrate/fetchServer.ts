@@ -2,6 +2,7 @@
  * Reading a live server for the migration tools: the legacy API's listing and maps, and the
  * Prometheus exposition of the same instruments.
  */
+import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { parseExposition, type Family } from './exposition';
 import { MigrationError } from './MigrationError';
 
@@ -71,6 +72,14 @@ export function legacyBase(server: string): string {
   return server.replace(/\/+$/, '').replace(/\/metrics$/, '');
 }
 
+/**
+ * A deprecated API's in-band countdown is the API's own, not an instrument: it has no
+ * Prometheus series, and nothing is to be migrated or compared for it.
+ */
+function withoutInBandMetric(names: string[]): string[] {
+  return names.filter(name => name !== IN_BAND_METRIC_NAME);
+}
+
 /** Reads the listing at `<base>/metrics`. */
 export async function fetchListing(server: string): Promise<LegacyListing> {
   const url = `${legacyBase(server)}/metrics`;
@@ -95,8 +104,8 @@ export async function fetchListing(server: string): Promise<LegacyListing> {
     groups: (
       body![variant === 'host_type' ? 'host_types' : 'hosts'] as unknown[]
     ).map(String),
-    metrics: (body!.metrics as unknown[]).map(String),
-    global: (body!.global as unknown[]).map(String),
+    metrics: withoutInBandMetric((body!.metrics as unknown[]).map(String)),
+    global: withoutInBandMetric((body!.global as unknown[]).map(String)),
   };
 }
 
@@ -116,6 +125,7 @@ export async function fetchMetricsMap(
   return new Map(
     Object.entries(metrics as Record<string, unknown>).filter(
       (entry): entry is [string, LegacyMetricValue] =>
+        entry[0] !== IN_BAND_METRIC_NAME &&
         typeof entry[1] === 'object' &&
         entry[1] !== null &&
         !Array.isArray(entry[1])

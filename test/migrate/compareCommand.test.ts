@@ -5,6 +5,28 @@
 import { runBuilt, startLiveDemo, type LiveDemo } from './liveDemo';
 
 describe('legacy-metrics-api compare', () => {
+  it("should exit 0 on a deprecated API: its in-band sunset metric is the API's own, not a series", async () => {
+    const deprecated = await startLiveDemo({ seed: 3, deprecated: true });
+    try {
+      await new Promise(r => setTimeout(r, 1_500));
+      const result = await runBuilt([
+        'compare',
+        '--legacy',
+        deprecated.legacy,
+        '--prometheus',
+        deprecated.prometheus,
+      ]);
+      expect({
+        code: result.code,
+        stderr: result.stderr,
+        ...(result.code === 0 ? {} : { stdout: result.stdout }),
+      }).toEqual({ code: 0, stderr: '' });
+      expect(result.stdout).not.toContain('legacyApiSunsetDays');
+    } finally {
+      await deprecated.close();
+    }
+  }, 30_000);
+
   let demo: LiveDemo | undefined;
   let other: LiveDemo | undefined;
 

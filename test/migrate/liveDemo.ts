@@ -43,18 +43,30 @@ export async function startLiveDemo(
     declared?: readonly string[];
     stepMs?: number;
     seed?: number;
+    /** Announce a sunset, with the in-band metric and usage telemetry on. */
+    deprecated?: boolean;
   } = {}
 ): Promise<LiveDemo> {
   const hostTypes = options.hostTypes ?? DEMO_HOST_TYPES;
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: [...(options.declared ?? hostTypes)] },
-    prometheus: { host: '127.0.0.1', port: 0 },
+    prometheus: { address: '127.0.0.1', port: 0 },
     otlp: { enabled: false },
   });
   let server: LegacyMetricsServer;
   try {
     server = await startLegacyMetricsServer(telemetry.legacyReader, {
       port: 0,
+      ...(options.deprecated === true
+        ? {
+            deprecation: {
+              since: '2026-01-01',
+              sunset: '2099-01-01',
+              inBand: true,
+            },
+            ...telemetry.legacyApiOptions,
+          }
+        : {}),
     });
   } catch (error) {
     await telemetry.shutdown();

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { start, waitUntil, type Tracked } from './support';
+import { start, type Tracked } from './support';
 export { CURL_JSON } from './support';
 
 export const HOSTNAME = 'legacy-poller';
@@ -73,8 +73,10 @@ export function writtenValues(dir: string): Map<string, number[]> {
 }
 
 /**
- * Writes `config` to `runDir/collectd.conf`, checks it with `collectd -t` (which must accept it
- * silently) and starts collectd in the foreground on it.
+ * Writes `config` to `runDir/collectd.conf` and starts collectd in the foreground on it. There is
+ * no separate syntax check: `collectd -t` (5.12) exits 0 without reading the file, and a file
+ * collectd cannot parse makes the daemon itself exit with the parse error, which `explain`
+ * shows (test/migrate/collectdConfig.test.ts holds the syntax oracle, `collectd -T`).
  * @returns the process, and what explains a failure: its output and its log file, if any
  */
 export async function startCollectd(
@@ -85,16 +87,6 @@ export async function startCollectd(
   mkdirSync(runDir);
   const file = join(runDir, 'collectd.conf');
   writeFileSync(file, config);
-  const check = start(collectdPath, ['-t', '-C', file]);
-  await waitUntil('collectd -t to finish', 10_000, () =>
-    check.exited() ? true : undefined
-  );
-  expect({
-    config: runDir,
-    status: check.child.exitCode,
-    output: check.output(),
-  }).toEqual({ config: runDir, status: 0, output: '' });
-
   const collectd = start(collectdPath, ['-f', '-C', file]);
   const explain = (): string => {
     const log = join(runDir, 'collectd.log');

@@ -79,6 +79,9 @@ export const USAGE_VIEWS: readonly ViewOptions[] = Object.freeze([
   } satisfies ViewOptions,
 ]);
 
+/** How many request durations wait at most before they are recorded. */
+const PENDING_LIMIT = 256;
+
 /** Methods the HTTP semantic conventions name; every other method is `_OTHER`. */
 const KNOWN_METHODS = new Set([
   'CONNECT',
@@ -145,7 +148,17 @@ export class UsageTelemetry {
     { readonly template: string; readonly durations: DurationAttributes }
   >();
   private readonly _templates = new Map<string, DurationAttributes>();
+  /**
+   * Request durations not yet handed to the SDK, by attribute set. The SDK hashes a histogram's
+   * attributes on every `record`, which on the request path costs several times what recording
+   * a batch in one loop does; so durations are recorded in batches of {@link PENDING_LIMIT},
+   * and at the start of every collection (observable callbacks run before the SDK collects its
+   * histograms), so no collection misses one.
+   */
+  private readonly _pending = new Map<Attributes, number[]>();
+  private _pendingCount = 0;
   private readonly _observeCounts = (result: ObservableResult): void => {
+    this._recordPending();
     for (const slot of this._slots())
       result.observe(slot.count, slot.attributes);
   };
@@ -271,6 +284,7 @@ export class UsageTelemetry {
     this._requests.addCallback(this._observeCounts);
     this._lastRequest.addCallback(this._observeLast);
     fastify.addHook('onClose', (_instance, done) => {
+      this._recordPending();
       this._requests.removeCallback(this._observeCounts);
       this._lastRequest.removeCallback(this._observeLast);
       done();
@@ -287,13 +301,33 @@ export class UsageTelemetry {
    */
   record(request: FastifyRequest, reply: FastifyReply): void {
     const { template, durations } = this._route(request);
-    this._duration.record(
-      reply.elapsedTime / 1000,
-      durationAttributes(durations, template, request, reply.statusCode)
+    const attributes = durationAttributes(
+      durations,
+      template,
+      request,
+      reply.statusCode
     );
+    let pending = this._pending.get(attributes);
+    if (pending === undefined) {
+      pending = [];
+      this._pending.set(attributes, pending);
+    }
+    pending.push(reply.elapsedTime / 1000);
+    if (++this._pendingCount >= PENDING_LIMIT) this._recordPending();
     const slot = this._slot(this._client(request, template), template);
     slot.count++;
     slot.lastMs = this._clock();
+  }
+
+  /** Hands the pending durations to the SDK. */
+  private _recordPending(): void {
+    if (this._pendingCount === 0) return;
+    for (const [attributes, durations] of this._pending) {
+      for (const duration of durations)
+        this._duration.record(duration, attributes);
+      durations.length = 0;
+    }
+    this._pendingCount = 0;
   }
 
   private *_slots(): Iterable<RouteSlot> {

@@ -347,6 +347,40 @@ describe('usage telemetry', () => {
     });
   });
 
+  describe('request durations', () => {
+    it('should hand every duration to the SDK by the next collection, in batches or not, and on close', async () => {
+      const app = Fastify();
+      await app.register(legacyMetricsApi, {
+        reader,
+        prefix: '/api',
+        meterProvider: provider,
+      });
+      const requests = async (count: number) => {
+        for (let i = 0; i < count; i++)
+          expect(
+            (await app.inject({ url: '/api/metrics/all' })).statusCode
+          ).toBe(200);
+      };
+      const count = async () =>
+        (await collector.points(USAGE_INSTRUMENTS.requestDuration)).map(
+          p => p.value
+        );
+      try {
+        // Fewer than a batch: recorded when the collection starts.
+        await requests(3);
+        expect(await count()).toEqual([3]);
+        // More than a batch (256): one batch recorded at once, the rest at the collection.
+        await requests(300);
+        expect(await count()).toEqual([303]);
+      } finally {
+        await requests(2);
+        await app.close();
+      }
+      // What was pending when the app closed is recorded too.
+      expect(await count()).toEqual([305]);
+    });
+  });
+
   describe('when it is on', () => {
     afterEach(() => {
       metrics.disable();

@@ -24,6 +24,10 @@ export const EXPECTED_OPTION = Object.freeze({
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'string') return JSON.stringify(value);
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime())
+      ? 'an invalid Date'
+      : `Date ${value.toISOString()}`;
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'bigint') return `${value}n`;
   if (Array.isArray(value)) return 'an array';
@@ -48,6 +52,13 @@ export function invalidOption(
   );
 }
 
+/** Throws the error every entry point throws for an option it does not know. */
+export function unknownOption(path: string, expected: string): never {
+  throw new InvalidOptionError(
+    `${path}: found an unknown option, expected ${expected}`
+  );
+}
+
 /** True for a non-null object that is not an array. */
 export function isPlainObject(
   value: unknown
@@ -68,9 +79,7 @@ export function checkOptionObject(
   if (!isPlainObject(value)) invalidOption(path, value, expected);
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
-    throw new InvalidOptionError(
-      `${optionPath(path, key)}: found an unknown option, expected ${expectedOneOf(key, known)}`
-    );
+    unknownOption(optionPath(path, key), expectedOneOf(key, known));
   }
 }
 
@@ -219,9 +228,11 @@ export function expectedOneOf(
   show: (name: string) => string = n => n
 ): string {
   const list =
-    allowed.length === 2
-      ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
-      : `one of ${allowed.map(show).join(', ')}`;
+    allowed.length === 1
+      ? show(allowed[0]!)
+      : allowed.length === 2
+        ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
+        : `one of ${allowed.map(show).join(', ')}`;
   const guess = closestName(found, allowed);
   return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
 }

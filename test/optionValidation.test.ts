@@ -2,6 +2,8 @@ import { InvalidOptionError } from '../src';
 import {
   canonicalHost,
   checkOptionObject,
+  describeValue,
+  expectedOneOf,
   isLoopbackAddress,
   normalizePrefix,
   portOption,
@@ -66,6 +68,27 @@ describe('checkOptionObject', () => {
     expect(() => checkOptionObject('', null, [])).toThrow(
       new InvalidOptionError('options: found null, expected an object')
     );
+  });
+});
+
+describe('expectedOneOf', () => {
+  it('should name a single allowed name alone, two with "or", more as a list', () => {
+    expect(expectedOneOf('maxClient', ['maxClients'])).toBe(
+      'maxClients (did you mean maxClients?)'
+    );
+    expect(expectedOneOf('end', ['start', 'duration'])).toBe(
+      'start or duration'
+    );
+    expect(expectedOneOf('x', ['a', 'b', 'c'])).toBe('one of a, b, c');
+  });
+});
+
+describe('describeValue', () => {
+  it('should show a Date by its instant, and say when it is invalid', () => {
+    expect(describeValue(new Date('2026-01-01T00:00:00Z'))).toBe(
+      'Date 2026-01-01T00:00:00.000Z'
+    );
+    expect(describeValue(new Date('nope'))).toBe('an invalid Date');
   });
 });
 

@@ -9,12 +9,11 @@ import {
   DEPRECATION_EXPECTED,
   formatInstant,
   parseHttpUrl,
-  renderFound,
   resolveDeprecation,
   type DeprecationOptions,
   type ResolvedDeprecation,
 } from '../config/deprecationConfig';
-import { InvalidOptionError } from '../errors';
+import { invalidOption, optionPath, unknownOption } from '../optionValidation';
 import { negotiate } from './contentNegotiation';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import type { LegacySerializer } from '../snapshot/serializer';
@@ -86,6 +85,36 @@ function mergeWindows(
 }
 
 /**
+ * The `deprecation` option at `path` (e.g. `listeners[0].handlerGroups[1].deprecation`), resolved.
+ * @throws InvalidOptionError naming the full path of the first invalid setting
+ */
+export function deprecationOption(
+  path: string,
+  value: unknown
+): ResolvedDeprecation {
+  return resolveDeprecation(value, 'camel', problem => {
+    const at = problem.path === '' ? path : optionPath(path, problem.path);
+    return problem.unknownKey === true
+      ? unknownOption(at, problem.expected)
+      : invalidOption(at, problem.found, problem.expected);
+  });
+}
+
+/**
+ * The `defaultSuccessor` option at `path`, normalized by the URL parser; undefined when left out.
+ * @throws InvalidOptionError when it is not an absolute http(s) URL
+ */
+export function defaultSuccessorOption(
+  path: string,
+  value: unknown
+): string | undefined {
+  if (value === undefined) return undefined;
+  const href = typeof value === 'string' ? parseHttpUrl(value) : undefined;
+  if (href === undefined) invalidOption(path, value, DEPRECATION_EXPECTED.url);
+  return href;
+}
+
+/**
  * A validated deprecation, ready to serve: the headers, the schedule of phases with their 410
  * bodies, and the in-band metric's value. Built once per plugin registration.
  */
@@ -116,35 +145,24 @@ export class DeprecationPolicy {
   }
 
   /**
-   * Validates code options, naming the option in errors (`legacyMetricsApi: deprecation.sunset …`).
+   * Validates code options, naming each by its full path below `base` (`legacyMetricsApi` gives
+   * `legacyMetricsApi.deprecation.sunset`; `''` gives `deprecation.sunset`).
    * @returns undefined when `options` is undefined
    * @throws InvalidOptionError
    */
   static fromOptions(
     options: LegacyApiDeprecationOptions,
-    what: string
+    base: string
   ): DeprecationPolicy | undefined {
-    const { deprecation, defaultSuccessor } = options;
-    const fallback =
-      defaultSuccessor === undefined
-        ? undefined
-        : typeof defaultSuccessor === 'string'
-          ? parseHttpUrl(defaultSuccessor)
-          : undefined;
-    if (defaultSuccessor !== undefined && fallback === undefined) {
-      throw new InvalidOptionError(
-        `${what}defaultSuccessor must be ${DEPRECATION_EXPECTED.url} (got ${renderFound(defaultSuccessor)})`
-      );
-    }
-    if (deprecation === undefined) return undefined;
-    const settings = resolveDeprecation(deprecation, 'camel', problem => {
-      const name = `${what}deprecation${problem.path === '' ? '' : `.${problem.path}`}`;
-      throw new InvalidOptionError(
-        problem.unknownKey === true
-          ? `unknown option ${name}: expected ${problem.expected}`
-          : `${name} must be ${problem.expected} (got ${renderFound(problem.found)})`
-      );
-    });
+    const fallback = defaultSuccessorOption(
+      optionPath(base, 'defaultSuccessor'),
+      options.defaultSuccessor
+    );
+    if (options.deprecation === undefined) return undefined;
+    const settings = deprecationOption(
+      optionPath(base, 'deprecation'),
+      options.deprecation
+    );
     return new DeprecationPolicy(
       settings.successor === undefined && fallback !== undefined
         ? { ...settings, successor: fallback }

@@ -132,13 +132,13 @@ async function legacyMetricsApiPlugin(
   // Deprecation and usage telemetry: decided here, nothing installed when not configured.
   const deprecation = DeprecationPolicy.fromOptions(
     options,
-    'legacyMetricsApi: '
+    'legacyMetricsApi'
   );
   const inBand =
     deprecation?.settings.inBand === true
       ? new InBandSunsetMetric(deprecation, variant, reader.allMetricsAreGlobal)
       : undefined;
-  const usage = UsageTelemetry.fromOptions(options, 'legacyMetricsApi: ', {
+  const usage = UsageTelemetry.fromOptions(options, 'legacyMetricsApi', {
     prefix: fastify.prefix,
     variant,
     clock: () => reader.now(),

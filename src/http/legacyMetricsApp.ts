@@ -3,13 +3,34 @@ import type { Variant } from '../attributes';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import { legacyMetricsApi } from './legacyMetricsApi';
 import type { DeprecationOptions } from '../config/deprecationConfig';
-import type { LegacyApiDeprecationOptions } from './deprecation';
+import {
+  defaultSuccessorOption,
+  type LegacyApiDeprecationOptions,
+} from './deprecation';
 import { createListenerApp, type ListenerSettings } from './listen';
-import type { LegacyApiUsageOptions } from './usageTelemetry';
+import { optionPath } from '../optionValidation';
+import { usageOptions, type LegacyApiUsageOptions } from './usageTelemetry';
 
 /** What every legacy API of a set of listeners shares: usage telemetry and the default successor. */
 export type SharedApiOptions = LegacyApiUsageOptions &
   Pick<LegacyApiDeprecationOptions, 'defaultSuccessor'>;
+
+/**
+ * Checks the shared options below `base` (`''` for top-level names, `options` for
+ * `options.usage.maxClients`), so that their errors name them as the caller's options rather
+ * than as the plugin's.
+ * @throws InvalidOptionError
+ */
+export function checkSharedApiOptions(
+  base: string,
+  shared: SharedApiOptions
+): void {
+  defaultSuccessorOption(
+    optionPath(base, 'defaultSuccessor'),
+    shared.defaultSuccessor
+  );
+  usageOptions(base, shared);
+}
 
 /** One mount of the legacy API on an app: where and how it is served. */
 export interface LegacyMount {

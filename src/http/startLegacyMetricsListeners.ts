@@ -24,6 +24,7 @@ import {
 } from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import {
+  checkSharedApiOptions,
   createLegacyMetricsApp,
   type SharedApiOptions,
 } from './legacyMetricsApp';
@@ -35,7 +36,10 @@ import {
   type ListenerSettings,
 } from './listen';
 import type { DeprecationOptions } from '../config/deprecationConfig';
-import type { LegacyApiDeprecationOptions } from './deprecation';
+import {
+  deprecationOption,
+  type LegacyApiDeprecationOptions,
+} from './deprecation';
 import type { LegacyApiUsageOptions } from './usageTelemetry';
 
 /** The handler this package implements; a handler group without it serves nothing. */
@@ -167,11 +171,9 @@ export async function startLegacyMetricsListeners(
 ): Promise<LegacyMetricsListeners> {
   const { listeners, file } = resolveConfig(config, options);
   const { defaultSuccessor, meterProvider, usage } = options ?? {};
-  return startListeners(reader, planListeners(listeners), file, {
-    defaultSuccessor,
-    meterProvider,
-    usage,
-  });
+  const shared = { defaultSuccessor, meterProvider, usage };
+  checkSharedApiOptions('options', shared);
+  return startListeners(reader, planListeners(listeners), file, shared);
 }
 
 function resolveConfig(
@@ -280,6 +282,8 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
       place: typeof group['place'] === 'string' ? group['place'] : path,
       deprecation: group['deprecation'] as DeprecationOptions | undefined,
     };
+    if (plan.deprecation !== undefined)
+      deprecationOption(optionPath(path, 'deprecation'), plan.deprecation);
     if (plan.host === '')
       invalidOption(
         optionPath(path, 'host'),

@@ -11,7 +11,10 @@ import {
   prefixOption,
 } from '../optionValidation';
 import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import type { LegacyApiDeprecationOptions } from './deprecation';
+import {
+  deprecationOption,
+  type LegacyApiDeprecationOptions,
+} from './deprecation';
 import { ANY_HOST } from './hostConstraint';
 import {
   baseUrl,
@@ -19,6 +22,7 @@ import {
   TIMEOUT_KEYS,
   type ListenerTimeouts,
 } from './listen';
+import { checkSharedApiOptions } from './legacyMetricsApp';
 import { startListeners } from './startLegacyMetricsListeners';
 import type { LegacyApiUsageOptions } from './usageTelemetry';
 
@@ -149,6 +153,14 @@ export async function startLegacyMetricsServer(
     place: '',
     deprecation: options.deprecation,
   };
+  if (options.deprecation !== undefined)
+    deprecationOption('deprecation', options.deprecation);
+  const shared = {
+    defaultSuccessor: options.defaultSuccessor,
+    meterProvider: options.meterProvider,
+    usage: options.usage,
+  };
+  checkSharedApiOptions('', shared);
   const started = await startListeners(
     reader,
     [
@@ -162,11 +174,7 @@ export async function startLegacyMetricsServer(
       },
     ],
     undefined,
-    {
-      defaultSuccessor: options.defaultSuccessor,
-      meterProvider: options.meterProvider,
-      usage: options.usage,
-    }
+    shared
   );
   const listener = started.listeners[0]!;
   return {

@@ -16,7 +16,12 @@ import {
 import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PACKAGE_METER_NAME, type Variant } from '../attributes';
-import { InvalidOptionError } from '../errors';
+import {
+  checkOptionObject,
+  invalidOption,
+  isPlainObject,
+  optionPath,
+} from '../optionValidation';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
 
 /** Bounds of the usage telemetry. */
@@ -123,10 +128,54 @@ interface Client {
   readonly routes: Map<string, RouteSlot>;
 }
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  return String(value);
+/**
+ * The `meterProvider` and `usage` options below `base` (`''` for top-level names), checked.
+ * @throws InvalidOptionError naming the option's full path
+ */
+export function usageOptions(
+  base: string,
+  options: LegacyApiUsageOptions
+): {
+  meterProvider: MeterProvider | undefined;
+  usage: boolean | undefined;
+  maxClients: number;
+} {
+  const { meterProvider, usage } = options;
+  if (
+    meterProvider !== undefined &&
+    (!isPlainObject(meterProvider) ||
+      typeof (meterProvider as Partial<MeterProvider>).getMeter !== 'function')
+  )
+    invalidOption(
+      optionPath(base, 'meterProvider'),
+      meterProvider,
+      'a MeterProvider'
+    );
+  const usagePath = optionPath(base, 'usage');
+  if (usage === undefined || typeof usage === 'boolean')
+    return {
+      meterProvider,
+      usage,
+      maxClients: DEFAULT_USAGE_OPTIONS.maxClients,
+    };
+  checkOptionObject(
+    usagePath,
+    usage,
+    ['maxClients'],
+    'false, true or { maxClients }'
+  );
+  const maxClients = usage['maxClients'] ?? DEFAULT_USAGE_OPTIONS.maxClients;
+  if (
+    typeof maxClients !== 'number' ||
+    !Number.isSafeInteger(maxClients) ||
+    maxClients < 0
+  )
+    invalidOption(
+      optionPath(usagePath, 'maxClients'),
+      maxClients,
+      'a non-negative integer'
+    );
+  return { meterProvider, usage: true, maxClients };
 }
 
 /**
@@ -208,13 +257,13 @@ export class UsageTelemetry {
 
   /**
    * The usage telemetry the options ask for, or undefined when it is off.
-   * @param what the start of option error messages, e.g. `legacyMetricsApi: `
+   * @param base the path the options are named below in errors, e.g. `legacyMetricsApi`
    * @param deprecated whether a deprecation is configured, which turns telemetry on by default
    * @throws InvalidOptionError
    */
   static fromOptions(
     options: LegacyApiUsageOptions,
-    what: string,
+    base: string,
     context: {
       prefix: string;
       variant: Variant;
@@ -222,43 +271,7 @@ export class UsageTelemetry {
       deprecated: boolean;
     }
   ): UsageTelemetry | undefined {
-    const { meterProvider, usage } = options;
-    if (
-      meterProvider !== undefined &&
-      (typeof meterProvider !== 'object' ||
-        meterProvider === null ||
-        typeof (meterProvider as Partial<MeterProvider>).getMeter !==
-          'function')
-    ) {
-      throw new InvalidOptionError(
-        `${what}meterProvider must be a MeterProvider (got ${describe(meterProvider)})`
-      );
-    }
-    if (
-      usage !== undefined &&
-      typeof usage !== 'boolean' &&
-      (typeof usage !== 'object' || usage === null || Array.isArray(usage))
-    ) {
-      throw new InvalidOptionError(
-        `${what}usage must be false, true or { maxClients } (got ${describe(usage)})`
-      );
-    }
-    let maxClients: number = DEFAULT_USAGE_OPTIONS.maxClients;
-    if (typeof usage === 'object') {
-      for (const key of Object.keys(usage)) {
-        if (key !== 'maxClients')
-          throw new InvalidOptionError(
-            `unknown option ${what}usage.${key}: expected maxClients`
-          );
-      }
-      const given = usage.maxClients ?? maxClients;
-      if (!Number.isSafeInteger(given) || given < 0) {
-        throw new InvalidOptionError(
-          `${what}usage.maxClients must be a non-negative integer (got ${describe(given)})`
-        );
-      }
-      maxClients = given;
-    }
+    const { meterProvider, usage, maxClients } = usageOptions(base, options);
     const on =
       usage === undefined
         ? meterProvider !== undefined || context.deprecated

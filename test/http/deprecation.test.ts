@@ -487,67 +487,67 @@ describe('deprecation options', () => {
     [
       'not an object',
       '2026-01-01',
-      'legacyMetricsApi: deprecation must be an object with at least "since" (got "2026-01-01")',
+      'legacyMetricsApi.deprecation: found "2026-01-01", expected an object with at least "since"',
     ],
     [
       'no since',
       { sunset: '2026-01-01' },
-      'legacyMetricsApi: deprecation.since must be an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z) (got nothing)',
+      'legacyMetricsApi.deprecation.since: found nothing, expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)',
     ],
     [
       'an unparseable date',
       { since: '2026-02-30' },
-      'legacyMetricsApi: deprecation.since must be an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z) (got "2026-02-30")',
+      'legacyMetricsApi.deprecation.since: found "2026-02-30", expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)',
     ],
     [
       'a date-time without an offset',
       { since: '2026-01-01T10:00:00' },
-      'legacyMetricsApi: deprecation.since must be an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z) (got "2026-01-01T10:00:00")',
+      'legacyMetricsApi.deprecation.since: found "2026-01-01T10:00:00", expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)',
     ],
     [
       'an invalid Date',
       { since: new Date('nope') },
-      'legacyMetricsApi: deprecation.since must be an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z) (got an invalid Date)',
+      'legacyMetricsApi.deprecation.since: found an invalid Date, expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)',
     ],
     [
       'a sunset before since',
       { since: '2026-01-01', sunset: '2025-12-31T23:59:59Z' },
-      'legacyMetricsApi: deprecation.sunset must be an instant not before since (2026-01-01T00:00:00Z) (got "2025-12-31T23:59:59Z")',
+      'legacyMetricsApi.deprecation.sunset: found "2025-12-31T23:59:59Z", expected an instant not before since (2026-01-01T00:00:00Z)',
     ],
     [
       'a relative successor',
       { since: '2026-01-01', successor: '/metrics' },
-      'legacyMetricsApi: deprecation.successor must be an absolute http or https URL (got "/metrics")',
+      'legacyMetricsApi.deprecation.successor: found "/metrics", expected an absolute http or https URL',
     ],
     [
       'a non-http documentation URL',
       { since: '2026-01-01', documentation: 'ftp://example.com/end' },
-      'legacyMetricsApi: deprecation.documentation must be an absolute http or https URL (got "ftp://example.com/end")',
+      'legacyMetricsApi.deprecation.documentation: found "ftp://example.com/end", expected an absolute http or https URL',
     ],
     [
       'inBand without a sunset',
       { since: '2026-01-01', inBand: true },
-      'legacyMetricsApi: deprecation.inBand must be false, or a sunset to go with it (got true)',
+      'legacyMetricsApi.deprecation.inBand: found true, expected false, or a sunset to go with it',
     ],
     [
       'enforceSunset not a boolean',
       { since: '2026-01-01', sunset: '2026-02-01', enforceSunset: 'yes' },
-      'legacyMetricsApi: deprecation.enforceSunset must be true or false (got "yes")',
+      'legacyMetricsApi.deprecation.enforceSunset: found "yes", expected true or false',
     ],
     [
       'an unknown option',
       { since: '2026-01-01', sunsett: '2026-02-01' },
-      'unknown option legacyMetricsApi: deprecation.sunsett: expected one of since, sunset, successor, documentation, inBand, enforceSunset, brownouts (did you mean sunset?)',
+      'legacyMetricsApi.deprecation.sunsett: found an unknown option, expected one of since, sunset, successor, documentation, inBand, enforceSunset, brownouts (did you mean sunset?)',
     ],
     [
       'brownouts not an array',
       { since: '2026-01-01', brownouts: { start: '2026-01-02' } },
-      'legacyMetricsApi: deprecation.brownouts must be an array of { start, duration } windows (got {"start":"2026-01-02"})',
+      'legacyMetricsApi.deprecation.brownouts: found an object, expected an array of { start, duration } windows',
     ],
     [
       'a brownout without a duration',
       { since: '2026-01-01', brownouts: [{ start: '2026-01-02T10:00:00Z' }] },
-      'legacyMetricsApi: deprecation.brownouts[0].duration must be a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D (got nothing)',
+      'legacyMetricsApi.deprecation.brownouts[0].duration: found nothing, expected a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D',
     ],
     [
       'a brownout in months',
@@ -558,7 +558,7 @@ describe('deprecation options', () => {
           { start: '2026-01-03', duration: 'P1M' },
         ],
       },
-      'legacyMetricsApi: deprecation.brownouts[1].duration must be a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D (got "P1M")',
+      'legacyMetricsApi.deprecation.brownouts[1].duration: found "P1M", expected a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D',
     ],
     [
       'a brownout of zero',
@@ -566,7 +566,7 @@ describe('deprecation options', () => {
         since: '2026-01-01',
         brownouts: [{ start: '2026-01-02', duration: 'PT0S' }],
       },
-      'legacyMetricsApi: deprecation.brownouts[0].duration must be a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D (got "PT0S")',
+      'legacyMetricsApi.deprecation.brownouts[0].duration: found "PT0S", expected a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D',
     ],
     [
       'a brownout start that is no date',
@@ -574,7 +574,7 @@ describe('deprecation options', () => {
         since: '2026-01-01',
         brownouts: [{ start: 'tomorrow', duration: 'PT1H' }],
       },
-      'legacyMetricsApi: deprecation.brownouts[0].start must be an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z) (got "tomorrow")',
+      'legacyMetricsApi.deprecation.brownouts[0].start: found "tomorrow", expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)',
     ],
     [
       'an unknown brownout key',
@@ -582,7 +582,7 @@ describe('deprecation options', () => {
         since: '2026-01-01',
         brownouts: [{ start: '2026-01-02', duration: 'PT1H', end: 'x' }],
       },
-      'unknown option legacyMetricsApi: deprecation.brownouts[0].end: expected start or duration',
+      'legacyMetricsApi.deprecation.brownouts[0].end: found an unknown option, expected start or duration',
     ],
   ])('should reject %s', async (_name, deprecation, message) => {
     const error: unknown = await register(deprecation).catch((e: unknown) => e);
@@ -595,7 +595,7 @@ describe('deprecation options', () => {
       defaultSuccessor: 'metrics',
     }).catch((e: unknown) => e);
     expect((error as Error).message).toBe(
-      'legacyMetricsApi: defaultSuccessor must be an absolute http or https URL (got "metrics")'
+      'legacyMetricsApi.defaultSuccessor: found "metrics", expected an absolute http or https URL'
     );
   });
 
@@ -690,7 +690,7 @@ describe('startLegacyMetricsServer with a deprecation', () => {
       })
     ).rejects.toThrow(
       new InvalidOptionError(
-        'legacyMetricsApi: deprecation.since must be an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z) (got "soon")'
+        'deprecation.since: found "soon", expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)'
       )
     );
   });

@@ -572,6 +572,20 @@ describe('startLegacyMetricsListeners', () => {
       ],
       'listeners[0].headersTimeout: found 2000, expected at most requestTimeout (1000)',
     ],
+    [
+      'a bad deprecation in the second listener',
+      port => [
+        listenerAt(port),
+        {
+          ...listenerAt(0),
+          handlerGroups: [
+            group(),
+            { ...group(), path: '/v2', deprecation: { since: 'soon' } },
+          ],
+        },
+      ],
+      'listeners[1].handlerGroups[1].deprecation.since: found "soon", expected an ISO 8601 date (2026-06-30, midnight UTC) or date-time with an offset (2026-06-30T12:00:00Z)',
+    ],
   ])(
     'should reject %s with an InvalidOptionError before binding anything',
     async (_case, listeners, message) => {
@@ -582,6 +596,46 @@ describe('startLegacyMetricsListeners', () => {
       await expect(
         exchange(`http://127.0.0.1:${port}/api/metrics`)
       ).rejects.toThrow(/ECONNREFUSED/);
+    }
+  );
+});
+
+describe('startLegacyMetricsListeners shared options', () => {
+  it.each<[string, object, string]>([
+    [
+      'a relative defaultSuccessor',
+      { defaultSuccessor: 'metrics' },
+      'options.defaultSuccessor: found "metrics", expected an absolute http or https URL',
+    ],
+    [
+      'usage that is a number',
+      { usage: 20 },
+      'options.usage: found 20, expected false, true or { maxClients }',
+    ],
+    [
+      'an unknown usage option',
+      { usage: { maxClient: 5 } },
+      'options.usage.maxClient: found an unknown option, expected maxClients (did you mean maxClients?)',
+    ],
+  ])(
+    'should reject %s naming it below options, before binding anything',
+    async (_case, options, message) => {
+      const rig = createRig();
+      try {
+        const port = await freePort();
+        await expect(
+          startLegacyMetricsListeners(
+            rig.reader,
+            [listenerAt(port)] as never,
+            options as never
+          )
+        ).rejects.toThrow(new InvalidOptionError(message));
+        await expect(
+          exchange(`http://127.0.0.1:${port}/api/metrics`)
+        ).rejects.toThrow(/ECONNREFUSED/);
+      } finally {
+        await rig.close();
+      }
     }
   );
 });

@@ -206,6 +206,31 @@ describe('startLegacyMetricsServer', () => {
       { requestTimeout: 0 },
       'requestTimeout: found 0, expected a positive integer',
     ],
+    [
+      'a sunset before since',
+      { deprecation: { since: '2026-01-01', sunset: '2025-12-31' } },
+      'deprecation.sunset: found "2025-12-31", expected an instant not before since (2026-01-01T00:00:00Z)',
+    ],
+    [
+      'an unknown deprecation key',
+      { deprecation: { since: '2026-01-01', sunsett: '2026-02-01' } },
+      'deprecation.sunsett: found an unknown option, expected one of since, sunset, successor, documentation, inBand, enforceSunset, brownouts (did you mean sunset?)',
+    ],
+    [
+      'a relative defaultSuccessor',
+      { defaultSuccessor: 'metrics' },
+      'defaultSuccessor: found "metrics", expected an absolute http or https URL',
+    ],
+    [
+      'a meterProvider that is none',
+      { meterProvider: {} },
+      'meterProvider: found an object, expected a MeterProvider',
+    ],
+    [
+      'a negative maxClients',
+      { usage: { maxClients: -1 } },
+      'usage.maxClients: found -1, expected a non-negative integer',
+    ],
   ])(
     'should reject %s with an InvalidOptionError naming the option, binding nothing',
     async (_case, options, message) => {

@@ -428,22 +428,22 @@ describe('usage telemetry', () => {
       [
         'a meterProvider that is none',
         { meterProvider: {} },
-        'legacyMetricsApi: meterProvider must be a MeterProvider (got [object Object])',
+        'legacyMetricsApi.meterProvider: found an object, expected a MeterProvider',
       ],
       [
         'usage that is a number',
         { usage: 20 },
-        'legacyMetricsApi: usage must be false, true or { maxClients } (got 20)',
+        'legacyMetricsApi.usage: found 20, expected false, true or { maxClients }',
       ],
       [
         'a negative maxClients',
         { usage: { maxClients: -1 } },
-        'legacyMetricsApi: usage.maxClients must be a non-negative integer (got -1)',
+        'legacyMetricsApi.usage.maxClients: found -1, expected a non-negative integer',
       ],
       [
         'an unknown usage option',
         { usage: { maxClient: 5 } },
-        'unknown option legacyMetricsApi: usage.maxClient: expected maxClients',
+        'legacyMetricsApi.usage.maxClient: found an unknown option, expected maxClients (did you mean maxClients?)',
       ],
     ])('should reject %s', async (_name, options, message) => {
       const error: unknown = await register(options).catch((e: unknown) => e);

@@ -13,6 +13,7 @@ import {
 import { readCurlJsonPoller } from '../../src/migrate/curlJsonPoller';
 import {
   INSTALL_HINT,
+  describeWithClients,
   requireCommand,
   temporaryDirectory,
 } from '../realClients/support';
@@ -198,7 +199,7 @@ describe('readCollectdConfig', () => {
   });
 });
 
-describe('collectd as the oracle', () => {
+describeWithClients('collectd')('collectd as the oracle', () => {
   let collectd = 'collectd';
   const dir = temporaryDirectory('collectd-oracle-');
 

@@ -369,123 +369,132 @@ const BOUNDS = [
 ];
 const bucketIndex = (v: number): number => BOUNDS.findIndex(b => v <= b);
 
-describe('docs/MIGRATION.md against a real Prometheus scraping the demo', () => {
-  let demo: LiveDemo | undefined;
-  let prometheus: Tracked | undefined;
-  let queryUrl = '';
-  const dir = temporaryDirectory('prometheus-guide-');
+describeProm(
+  'docs/MIGRATION.md against a real Prometheus scraping the demo',
+  () => {
+    let demo: LiveDemo | undefined;
+    let prometheus: Tracked | undefined;
+    let queryUrl = '';
+    const dir = temporaryDirectory('prometheus-guide-');
 
-  async function query(expression: string): Promise<VectorSample[]> {
-    const response = await fetch(
-      `${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`
-    );
-    const body = (await response.json()) as {
-      status: string;
-      error?: string;
-      data: { result: VectorSample[] };
-    };
-    if (body.status !== 'success')
-      throw new Error(`query ${expression} failed: ${body.error}`);
-    return body.data.result;
-  }
-
-  beforeAll(async () => {
-    const prometheusPath = requireCommand(
-      'prometheus',
-      INSTALL_HINT.prometheus
-    );
-    // The demo as `npm start` runs it, on free ports; its traffic records everything for a while.
-    demo = await startLiveDemo();
-    const webPort = await freePort();
-    queryUrl = `http://127.0.0.1:${webPort}`;
-    const { config } = testConfig(new URL(demo.prometheus));
-    const configFile = join(dir.path, 'prometheus.yml');
-    writeFileSync(configFile, stringify(config));
-    prometheus = start(prometheusPath, [
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${join(dir.path, 'data')}`,
-      `--web.listen-address=127.0.0.1:${webPort}`,
-      '--log.level=warn',
-    ]);
-    await waitUntil(
-      'a successful scrape (up == 1)',
-      20_000,
-      async () => {
-        if (prometheus!.exited()) throw new Error('prometheus exited');
-        const up = await query('up');
-        return up.length === 1 && up[0]!.value[1] === '1' ? true : undefined;
-      },
-      () => `prometheus output:\n${prometheus!.output()}`
-    );
-    // Stop the traffic; from the next scrape on, Prometheus and the legacy API hold the same data.
-    await demo.pause();
-    const paused = Date.now() / 1000;
-    await waitUntil('a scrape after the traffic stopped', 10_000, async () => {
-      const up = await query('timestamp(up)');
-      return Number(up[0]?.value[1]) > paused ? true : undefined;
-    });
-  }, 40_000);
-
-  afterAll(async () => {
-    await stop(prometheus);
-    await demo?.close();
-    dir.remove();
-  });
-
-  it('should give the legacy value with every PromQL expression of the guide', async () => {
-    const queries = documentedQueries();
-    expect(queries.length).toBeGreaterThanOrEqual(15);
-    const wrong: unknown[] = [];
-    for (const { path, metric, key, expression } of queries) {
-      const response = await fetch(`${demo!.legacy}${path}`);
+    async function query(expression: string): Promise<VectorSample[]> {
+      const response = await fetch(
+        `${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`
+      );
       const body = (await response.json()) as {
-        host_types?: string[];
-        metrics?: LegacyMap;
-        metric?: Record<string, number>;
+        status: string;
+        error?: string;
+        data: { result: VectorSample[] };
       };
-      const result = await query(expression);
-      if (metric === 'host_types') {
-        const found = result.map(s => s.metric.host_type).sort();
-        if (
-          JSON.stringify(found) !== JSON.stringify([...body.host_types!].sort())
-        )
+      if (body.status !== 'success')
+        throw new Error(`query ${expression} failed: ${body.error}`);
+      return body.data.result;
+    }
+
+    beforeAll(async () => {
+      const prometheusPath = requireCommand(
+        'prometheus',
+        INSTALL_HINT.prometheus
+      );
+      // The demo as `npm start` runs it, on free ports; its traffic records everything for a while.
+      demo = await startLiveDemo();
+      const webPort = await freePort();
+      queryUrl = `http://127.0.0.1:${webPort}`;
+      const { config } = testConfig(new URL(demo.prometheus));
+      const configFile = join(dir.path, 'prometheus.yml');
+      writeFileSync(configFile, stringify(config));
+      prometheus = start(prometheusPath, [
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${join(dir.path, 'data')}`,
+        `--web.listen-address=127.0.0.1:${webPort}`,
+        '--log.level=warn',
+      ]);
+      await waitUntil(
+        'a successful scrape (up == 1)',
+        20_000,
+        async () => {
+          if (prometheus!.exited()) throw new Error('prometheus exited');
+          const up = await query('up');
+          return up.length === 1 && up[0]!.value[1] === '1' ? true : undefined;
+        },
+        () => `prometheus output:\n${prometheus!.output()}`
+      );
+      // Stop the traffic; from the next scrape on, Prometheus and the legacy API hold the same data.
+      await demo.pause();
+      const paused = Date.now() / 1000;
+      await waitUntil(
+        'a scrape after the traffic stopped',
+        10_000,
+        async () => {
+          const up = await query('timestamp(up)');
+          return Number(up[0]?.value[1]) > paused ? true : undefined;
+        }
+      );
+    }, 40_000);
+
+    afterAll(async () => {
+      await stop(prometheus);
+      await demo?.close();
+      dir.remove();
+    });
+
+    it('should give the legacy value with every PromQL expression of the guide', async () => {
+      const queries = documentedQueries();
+      expect(queries.length).toBeGreaterThanOrEqual(15);
+      const wrong: unknown[] = [];
+      for (const { path, metric, key, expression } of queries) {
+        const response = await fetch(`${demo!.legacy}${path}`);
+        const body = (await response.json()) as {
+          host_types?: string[];
+          metrics?: LegacyMap;
+          metric?: Record<string, number>;
+        };
+        const result = await query(expression);
+        if (metric === 'host_types') {
+          const found = result.map(s => s.metric.host_type).sort();
+          if (
+            JSON.stringify(found) !==
+            JSON.stringify([...body.host_types!].sort())
+          )
+            wrong.push({
+              expression,
+              legacy: body.host_types,
+              prometheus: found,
+            });
+          continue;
+        }
+        const legacy = (body.metrics?.[metric] ?? body.metric)?.[key!];
+        const prometheusValue =
+          result.length === 1 ? Number(result[0]!.value[1]) : undefined;
+        let agree: boolean;
+        if (legacy === undefined || prometheusValue === undefined)
+          agree = false;
+        else if (key === 'mean')
+          // An integer histogram's legacy mean is truncated.
+          agree = prometheusValue >= legacy && prometheusValue < legacy + 1;
+        else if (agreementOf(key!) === 'bucket') {
+          // The legacy estimate (within 4.4 %) and histogram_quantile's interpolation lie in the
+          // same explicit bucket or the next one.
+          const at = bucketIndex(prometheusValue);
+          agree =
+            at >= bucketIndex(legacy * (1 - 0.044)) - 1 &&
+            at <= bucketIndex(legacy * (1 + 0.044)) + 1;
+        }
+        // count and value are exact; one and n too here: the traffic has stopped and the demo is
+        // younger than the 60 s window, so the window holds every value (the tolerance the guide
+        // states, what a scrape interval and a slot add at each end of the window, is zero).
+        else agree = prometheusValue === legacy;
+        if (!agree)
           wrong.push({
             expression,
-            legacy: body.host_types,
-            prometheus: found,
+            path,
+            metric,
+            key,
+            legacy,
+            prometheus: result.map(s => s.value[1]),
           });
-        continue;
       }
-      const legacy = (body.metrics?.[metric] ?? body.metric)?.[key!];
-      const prometheusValue =
-        result.length === 1 ? Number(result[0]!.value[1]) : undefined;
-      let agree: boolean;
-      if (legacy === undefined || prometheusValue === undefined) agree = false;
-      else if (key === 'mean')
-        // An integer histogram's legacy mean is truncated.
-        agree = prometheusValue >= legacy && prometheusValue < legacy + 1;
-      else if (agreementOf(key!) === 'bucket') {
-        // The legacy estimate (within 4.4 %) and histogram_quantile's interpolation lie in the
-        // same explicit bucket or the next one.
-        const at = bucketIndex(prometheusValue);
-        agree =
-          at >= bucketIndex(legacy * (1 - 0.044)) - 1 &&
-          at <= bucketIndex(legacy * (1 + 0.044)) + 1;
-      }
-      // count and value are exact; one and n too here: the traffic has stopped and the demo is
-      // younger than the 60 s window, so the window holds every value (the tolerance the guide
-      // states, what a scrape interval and a slot add at each end of the window, is zero).
-      else agree = prometheusValue === legacy;
-      if (!agree)
-        wrong.push({
-          expression,
-          path,
-          metric,
-          key,
-          legacy,
-          prometheus: result.map(s => s.value[1]),
-        });
-    }
-    expect(wrong).toEqual([]);
-  });
-});
+      expect(wrong).toEqual([]);
+    });
+  }
+);

@@ -152,17 +152,17 @@ const demo: CliCommand = async (args, io) => {
   const config = await loadLegacyApiConfig(
     (values.config as string | undefined) ?? defaultDemoConfigPath()
   );
-  // The no-authentication warning of a listener bound beyond loopback goes to stderr.
+  // The package's own warnings reach stderr through process.emitWarning; the SDK's and the
+  // exporters' errors (a failed OTLP export) only through diag, so errors are printed too.
   diag.setLogger(
     {
       error: (message: string) => io.err(`legacy-metrics-api: ${message}`),
-      warn: (message: string) =>
-        io.err(`legacy-metrics-api: warning: ${message}`),
+      warn: () => undefined,
       info: () => undefined,
       debug: () => undefined,
       verbose: () => undefined,
     },
-    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }
+    { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true }
   );
   // Listening for signals before starting, so that one during startup is not the default kill.
   const signals = watchSignals();

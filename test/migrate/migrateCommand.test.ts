@@ -16,6 +16,7 @@ import { recordingRuleName } from '../../src/reader/naming';
 import {
   freePort,
   INSTALL_HINT,
+  bucketIndex,
   describeWithClients,
   requireCommand,
   start,
@@ -114,27 +115,6 @@ interface VectorSample {
 }
 
 type LegacyMap = Record<string, Record<string, number>>;
-
-// The SDK's default explicit bucket bounds, which the exposition's histograms have.
-const BOUNDS = [
-  0,
-  5,
-  10,
-  25,
-  50,
-  75,
-  100,
-  250,
-  500,
-  750,
-  1000,
-  2500,
-  5000,
-  7500,
-  10000,
-  Infinity,
-];
-const bucketIndex = (v: number): number => BOUNDS.findIndex(b => v <= b);
 
 describeWithClients('prometheus', 'promtool')(
   'legacy-metrics-api migrate against the live demo',

@@ -10,6 +10,7 @@ import {
   type MeterProviderWithLegacyApi,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
 import {
+  bucketIndex,
   describeWithClients,
   freePort,
   INSTALL_HINT,
@@ -347,27 +348,6 @@ describeProm('Prometheus scraping the exporter beside the legacy API', () => {
     });
   });
 });
-
-// The SDK's default explicit bucket bounds, which the exposition's histograms have.
-const BOUNDS = [
-  0,
-  5,
-  10,
-  25,
-  50,
-  75,
-  100,
-  250,
-  500,
-  750,
-  1000,
-  2500,
-  5000,
-  7500,
-  10000,
-  Infinity,
-];
-const bucketIndex = (v: number): number => BOUNDS.findIndex(b => v <= b);
 
 describeProm(
   'docs/MIGRATION.md against a real Prometheus scraping the demo',

@@ -264,3 +264,28 @@ export async function waitUntil<T>(
     await new Promise(resolve => setTimeout(resolve, 100));
   }
 }
+
+/** The SDK's default explicit bucket bounds, which the Prometheus exposition's histograms have. */
+export const SDK_DEFAULT_BOUNDS = [
+  0,
+  5,
+  10,
+  25,
+  50,
+  75,
+  100,
+  250,
+  500,
+  750,
+  1000,
+  2500,
+  5000,
+  7500,
+  10000,
+  Infinity,
+];
+
+/** The index of the default bucket that holds `value`. */
+export function bucketIndex(value: number): number {
+  return SDK_DEFAULT_BOUNDS.findIndex(bound => value <= bound);
+}

@@ -61,3 +61,14 @@ export function read(
     json: JSON.parse(response.body.toString()),
   };
 }
+
+/** A rig serving one spiral, `xmppMessageSent` = 7 for host type `localhost`, collected once. */
+export async function createServingRig(): Promise<Rig> {
+  const rig = createRig({ hostTypes: ['localhost'] });
+  rig.provider
+    .getMeter('m')
+    .createCounter('xmppMessageSent')
+    .add(7, { host_type: 'localhost' });
+  await rig.flush();
+  return rig;
+}

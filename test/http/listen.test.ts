@@ -7,7 +7,7 @@ import {
   type LegacyMetricsListeners,
   type LegacyMetricsServer,
 } from '../../src';
-import { createRig, type Rig } from '../helpers';
+import { createRig, createServingRig, type Rig } from '../helpers';
 
 /** Sends raw bytes and collects everything the server sends until it closes (or 5 s pass). */
 function raw(
@@ -40,12 +40,7 @@ describe('listeners of ours (standalone server)', () => {
   let server: LegacyMetricsServer | undefined;
 
   beforeEach(async () => {
-    rig = createRig({ hostTypes: ['localhost'] });
-    rig.provider
-      .getMeter('m')
-      .createCounter('xmppMessageSent')
-      .add(7, { host_type: 'localhost' });
-    await rig.flush();
+    rig = await createServingRig();
   });
 
   afterEach(async () => {

@@ -11,7 +11,7 @@ import {
   type LegacyMetricsListeners,
   type ListenerConfig,
 } from '../../src';
-import { createRig, type Rig } from '../helpers';
+import { createRig, createServingRig, type Rig } from '../helpers';
 
 const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
 const FIXTURES = resolve(__dirname, '..', 'config', 'fixtures');
@@ -94,12 +94,7 @@ describe('startLegacyMetricsListeners', () => {
   let running: LegacyMetricsListeners | undefined;
 
   beforeEach(async () => {
-    rig = createRig({ hostTypes: ['localhost'] });
-    rig.provider
-      .getMeter('m')
-      .createCounter('xmppMessageSent')
-      .add(7, { host_type: 'localhost' });
-    await rig.flush();
+    rig = await createServingRig();
   });
 
   afterEach(async () => {

@@ -7,7 +7,7 @@ import {
   startLegacyMetricsServer,
   type LegacyMetricsServer,
 } from '../../src';
-import { createRig, type Rig } from '../helpers';
+import { createServingRig, type Rig } from '../helpers';
 
 /** A raw HTTP exchange over a real socket: status, headers and body bytes as sent. */
 function exchange(
@@ -42,12 +42,7 @@ describe('startLegacyMetricsServer', () => {
   let server: LegacyMetricsServer | undefined;
 
   beforeEach(async () => {
-    rig = createRig({ hostTypes: ['localhost'] });
-    rig.provider
-      .getMeter('m')
-      .createCounter('xmppMessageSent')
-      .add(7, { host_type: 'localhost' });
-    await rig.flush();
+    rig = await createServingRig();
   });
 
   afterEach(async () => {

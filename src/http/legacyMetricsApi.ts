@@ -59,6 +59,19 @@ const PLUGIN_OPTION_KEYS = [
   'logSerializers',
 ];
 
+/** A route handler or onRequest hook that answers the request. */
+export type RequestListener = (
+  request: FastifyRequest,
+  reply: FastifyReply
+) => void;
+
+/** Answers a request at `nowMs`, the reader's clock read once for the request. */
+export type Answer = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  nowMs: number
+) => void;
+
 /** The original's `allow` header, in its exact order. */
 export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
 /** Methods the original answered with 405; every other method not allowed gets 501. */
@@ -171,8 +184,8 @@ async function legacyMetricsApiPlugin(
    * Answers every method but GET, HEAD and OPTIONS before fastify reads a body: this API is
    * read-only, so a body is never parsed whatever its type and length.
    */
-  const rejectMethod = (request: FastifyRequest, reply: FastifyReply): void => {
-    if (deprecation?.intercept(request, reply, reader.now()) === true) return;
+  const rejectMethod: Answer = (request, reply, nowMs) => {
+    if (deprecation?.intercept(request, reply, nowMs) === true) return;
     const method = request.method;
     if (NOT_ALLOWED_METHODS.has(method)) {
       reply.header('allow', ALLOWED_METHODS);
@@ -187,8 +200,8 @@ async function legacyMetricsApiPlugin(
     }
   };
 
-  const handler = (request: FastifyRequest, reply: FastifyReply): void => {
-    if (deprecation?.intercept(request, reply, reader.now()) === true) return;
+  const handler: Answer = (request, reply, nowMs) => {
+    if (deprecation?.intercept(request, reply, nowMs) === true) return;
     if (request.method === 'OPTIONS') {
       void reply.code(200).header('allow', ALLOWED_METHODS).send();
       return;
@@ -260,19 +273,22 @@ async function legacyMetricsApiPlugin(
     method => !readMethods.includes(method)
   );
   const constraints = hostConstraints(fastify, host);
-  // Usage telemetry, when configured, records every answer of both routes.
-  const served = usage === undefined ? handler : usage.wrap(handler, fastify);
-  const rejected =
-    usage === undefined
-      ? rejectMethod
-      : (request: FastifyRequest, reply: FastifyReply): void => {
-          rejectMethod(request, reply);
-          usage.record(request, reply);
-        };
+  // Usage telemetry, when configured, records every answer of both routes and reads the clock
+  // for the handler; without it the clock is read only when a deprecation needs it.
+  usage?.attach(fastify);
+  const clocked = (answer: Answer): RequestListener =>
+    usage !== undefined
+      ? usage.wrap(answer)
+      : deprecation !== undefined
+        ? (request, reply) => answer(request, reply, reader.now())
+        : (request, reply) => answer(request, reply, 0);
+  const served = clocked(handler);
+  const rejected = clocked(rejectMethod);
   for (const url of paths) {
     const routes: RouteOptions[] = [
       { method: readMethods, url, handler: served },
-      { method: otherMethods, url, onRequest: rejected, handler },
+      // onRequest always answers these methods: the handler is never reached.
+      { method: otherMethods, url, onRequest: rejected, handler: served },
     ];
     for (const route of routes)
       fastify.route({ ...route, exposeHeadRoute: false, ...constraints });

@@ -23,6 +23,7 @@ import {
   optionPath,
 } from '../optionValidation';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
+import type { Answer, RequestListener } from './legacyMetricsApi';
 
 /** Bounds of the usage telemetry. */
 export interface UsageOptions {
@@ -114,18 +115,32 @@ interface RouteSlot {
   lastMs: number;
 }
 
-/** The client of a connection, remembered with the User-Agent it was found for. */
-interface ConnectionClient {
-  readonly userAgent: string | undefined;
-  readonly client: Client;
+/** One attribute set of `http.server.request.duration` and its durations not yet recorded. */
+interface DurationSeries {
+  readonly attributes: Attributes;
+  readonly pending: number[];
 }
 
-/** Duration attributes by method and status, for one route template. */
-type DurationAttributes = Map<string, Map<number, Attributes>>;
+/** Duration series by method and status, for one route template. */
+type DurationsByMethod = Map<string, Map<number, DurationSeries>>;
 
 interface Client {
   readonly attributes: Attributes;
   readonly routes: Map<string, RouteSlot>;
+}
+
+/**
+ * What the last request on a connection was recorded under. Keep-alive pollers repeat the same
+ * request, so a request that matches costs a few comparisons instead of the lookups behind them.
+ */
+interface ConnectionMemo {
+  readonly userAgent: string | undefined;
+  readonly url: string;
+  readonly method: string;
+  readonly status: number;
+  readonly client: Client;
+  readonly series: DurationSeries;
+  readonly slot: RouteSlot;
 }
 
 /**
@@ -189,22 +204,22 @@ export class UsageTelemetry {
   private readonly _clients = new Map<string, Client>();
   private readonly _other: Client;
   private _folded = false;
-  /** Keep-alive pollers send request after request on one connection: one lookup per connection. */
-  private readonly _connections = new WeakMap<object, ConnectionClient>();
-  /** Route template and its duration attributes, by URL and by template. */
+  /** The last request of each connection (its socket), see {@link ConnectionMemo}. */
+  private readonly _connections = new WeakMap<object, ConnectionMemo>();
+  /** Route template and its duration series, by URL and by template. */
   private readonly _routes = new Map<
     string,
-    { readonly template: string; readonly durations: DurationAttributes }
+    { readonly template: string; readonly durations: DurationsByMethod }
   >();
-  private readonly _templates = new Map<string, DurationAttributes>();
+  private readonly _templates = new Map<string, DurationsByMethod>();
   /**
-   * Request durations not yet handed to the SDK, by attribute set. The SDK hashes a histogram's
-   * attributes on every `record`, which on the request path costs several times what recording
-   * a batch in one loop does; so durations are recorded in batches of {@link PENDING_LIMIT},
-   * and at the start of every collection (observable callbacks run before the SDK collects its
-   * histograms), so no collection misses one.
+   * Every duration series, each with the durations not yet handed to the SDK. The SDK hashes a
+   * histogram's attributes on every `record`, which on the request path costs several times what
+   * recording a batch in one loop does; so durations are recorded in batches of
+   * {@link PENDING_LIMIT}, and at the start of every collection (observable callbacks run before
+   * the SDK collects its histograms), so no collection misses one.
    */
-  private readonly _pending = new Map<Attributes, number[]>();
+  private readonly _series: DurationSeries[] = [];
   private _pendingCount = 0;
   private readonly _observeCounts = (result: ObservableResult): void => {
     this._recordPending();
@@ -286,14 +301,8 @@ export class UsageTelemetry {
     );
   }
 
-  /**
-   * `handler`, recording each request once it has answered: a wrapper rather than an onResponse
-   * hook, which would cost about as much again as the recording. Stops observing when the app closes.
-   */
-  wrap(
-    handler: (request: FastifyRequest, reply: FastifyReply) => void,
-    fastify: FastifyInstance
-  ): (request: FastifyRequest, reply: FastifyReply) => void {
+  /** Starts observing the counters, and stops when `fastify` closes. */
+  attach(fastify: FastifyInstance): void {
     this._requests.addCallback(this._observeCounts);
     this._lastRequest.addCallback(this._observeLast);
     fastify.addHook('onClose', (_instance, done) => {
@@ -302,45 +311,119 @@ export class UsageTelemetry {
       this._lastRequest.removeCallback(this._observeLast);
       done();
     });
+  }
+
+  /**
+   * `answer` as a route handler that records each request once it has answered: a wrapper rather
+   * than an onResponse hook, which would cost about as much again as the recording. The answer
+   * and the record share one reading of the clock.
+   */
+  wrap(answer: Answer): RequestListener {
+    const clock = this._clock;
     return (request, reply) => {
-      handler(request, reply);
-      this.record(request, reply);
+      const nowMs = clock();
+      answer(request, reply, nowMs);
+      this.record(request, reply, nowMs);
     };
   }
 
   /**
-   * Records one answered request. Its duration runs from fastify's start of the request to now:
-   * the plugin's replies are sent synchronously, so that is when the response was handed over.
+   * Records one answered request at `nowMs` (the clock's time). Its duration runs from fastify's
+   * start of the request to now: the plugin's replies are sent synchronously, so that is when the
+   * response was handed over.
    */
-  record(request: FastifyRequest, reply: FastifyReply): void {
-    const { template, durations } = this._route(request);
-    const attributes = durationAttributes(
-      durations,
-      template,
-      request,
-      reply.statusCode
-    );
-    let pending = this._pending.get(attributes);
-    if (pending === undefined) {
-      pending = [];
-      this._pending.set(attributes, pending);
+  record(request: FastifyRequest, reply: FastifyReply, nowMs: number): void {
+    const socket = request.raw.socket;
+    const userAgent = request.headers['user-agent'];
+    const url = request.url;
+    const method = request.method;
+    const status = reply.statusCode;
+    let memo = this._connections.get(socket);
+    if (
+      memo === undefined ||
+      memo.url !== url ||
+      memo.userAgent !== userAgent ||
+      memo.method !== method ||
+      memo.status !== status
+    ) {
+      memo = this._memo(request, status, userAgent, memo);
+      this._connections.set(socket, memo);
     }
-    pending.push(reply.elapsedTime / 1000);
+    memo.series.pending.push(reply.elapsedTime / 1000);
     if (++this._pendingCount >= PENDING_LIMIT) this._recordPending();
-    const slot = this._slot(this._client(request, template), template);
+    const slot = memo.slot;
     slot.count++;
-    slot.lastMs = this._clock();
+    slot.lastMs = nowMs;
   }
 
   /** Hands the pending durations to the SDK. */
   private _recordPending(): void {
     if (this._pendingCount === 0) return;
-    for (const [attributes, durations] of this._pending) {
-      for (const duration of durations)
+    for (const { attributes, pending } of this._series) {
+      for (const duration of pending)
         this._duration.record(duration, attributes);
-      durations.length = 0;
+      pending.length = 0;
     }
     this._pendingCount = 0;
+  }
+
+  /** Looks up what `request` is recorded under; `last` is the connection's previous request. */
+  private _memo(
+    request: FastifyRequest,
+    status: number,
+    userAgent: string | undefined,
+    last: ConnectionMemo | undefined
+  ): ConnectionMemo {
+    const { template, durations } = this._route(request);
+    const client =
+      last !== undefined && last.userAgent === userAgent
+        ? last.client
+        : this._lookUp(request, userAgent, template);
+    return {
+      userAgent,
+      url: request.url,
+      method: request.method,
+      status,
+      client,
+      series: this._durationSeries(durations, template, request, status),
+      slot: this._slot(client, template),
+    };
+  }
+
+  /**
+   * The series of `http.server.request.duration` for a route, method and status. Methods
+   * (`_OTHER` beyond the standard ones), statuses and routes are few, so each is made once.
+   */
+  private _durationSeries(
+    durations: DurationsByMethod,
+    route: string,
+    request: FastifyRequest,
+    status: number
+  ): DurationSeries {
+    const method = KNOWN_METHODS.has(request.method)
+      ? request.method
+      : '_OTHER';
+    let byStatus = durations.get(method);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      durations.set(method, byStatus);
+    }
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      // Keys in sorted order: the SDK sorts them on every record, and sorted input sorts fastest.
+      series = {
+        attributes: {
+          'http.request.method': method,
+          'http.response.status_code': status,
+          'http.route': route,
+          'url.scheme': request.protocol,
+        },
+        pending: [],
+      };
+      byStatus.set(status, series);
+      this._series.push(series);
+    }
+    return series;
   }
 
   private *_slots(): Iterable<RouteSlot> {
@@ -351,7 +434,7 @@ export class UsageTelemetry {
   /** The route template, e.g. `/api/metrics/host_type/:host_type/:metric`, never the raw path. */
   private _route(request: FastifyRequest): {
     readonly template: string;
-    readonly durations: DurationAttributes;
+    readonly durations: DurationsByMethod;
   } {
     const url = request.url;
     let route = this._routes.get(url);
@@ -391,17 +474,6 @@ export class UsageTelemetry {
     return metric === undefined
       ? `${base}/${section}/:${section}`
       : `${base}/${section}/:${section}/:metric`;
-  }
-
-  private _client(request: FastifyRequest, route: string): Client {
-    const userAgent = request.headers['user-agent'];
-    const socket = request.raw.socket;
-    const connection = this._connections.get(socket);
-    if (connection !== undefined && connection.userAgent === userAgent)
-      return connection.client;
-    const client = this._lookUp(request, userAgent, route);
-    this._connections.set(socket, { userAgent, client });
-    return client;
   }
 
   private _lookUp(
@@ -453,33 +525,4 @@ export class UsageTelemetry {
     }
     return slot;
   }
-}
-
-/**
- * The attribute set of `http.server.request.duration`. Methods (`_OTHER` beyond the standard
- * ones), statuses and routes are few, so each set is made once.
- */
-function durationAttributes(
-  durations: DurationAttributes,
-  route: string,
-  request: FastifyRequest,
-  status: number
-): Attributes {
-  const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-  let byStatus = durations.get(method);
-  if (byStatus === undefined) {
-    byStatus = new Map();
-    durations.set(method, byStatus);
-  }
-  let attributes = byStatus.get(status);
-  if (attributes === undefined) {
-    attributes = {
-      'http.request.method': method,
-      'http.route': route,
-      'http.response.status_code': status,
-      'url.scheme': request.protocol,
-    };
-    byStatus.set(status, attributes);
-  }
-  return attributes;
 }

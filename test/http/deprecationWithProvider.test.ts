@@ -49,7 +49,7 @@ describe('createMeterProviderWithLegacyApi with a deprecated legacy API', () => 
       /^legacy_api_client_requests_total\{[^}]*user_agent_name="collectd"[^}]*http_route="\/api\/metrics"[^}]*\} 1$/m
     );
     expect(exposition).toMatch(
-      /^http_server_request_duration_count\{[^}]*http_route="\/api\/metrics",http_response_status_code="200"[^}]*\} 1$/m
+      /^http_server_request_duration_count\{(?=[^}]*http_route="\/api\/metrics")(?=[^}]*http_response_status_code="200")[^}]*\} 1$/m
     );
     expect(exposition).not.toContain(IN_BAND_METRIC_NAME);
 

@@ -13,7 +13,7 @@ import {
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import {
   InvalidOptionError,
   legacyMetricsApi,
@@ -295,6 +295,101 @@ describe('usage telemetry', () => {
       expect(
         await collector.metric(USAGE_INSTRUMENTS.clientRequests)
       ).toBeDefined();
+    });
+  });
+
+  describe('one keep-alive connection', () => {
+    it('should record each request under its own route, method, status and client when they change between requests', async () => {
+      server = await startLegacyMetricsServer(reader, {
+        port: 0,
+        meterProvider: provider,
+      });
+      const base = `${server.url}/api/metrics`;
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const sockets = new Set<unknown>();
+      const send = (
+        method: string,
+        url: string,
+        headers: Record<string, string>
+      ): Promise<number> =>
+        new Promise((done, fail) => {
+          const req = request(url, { method, agent, headers }, res => {
+            res.resume();
+            res.on('end', () => done(res.statusCode!));
+          });
+          req.on('socket', socket => sockets.add(socket));
+          req.on('error', fail);
+          req.end();
+        });
+      const collectd = { 'user-agent': 'collectd/5.12.0' };
+      const curl = { 'user-agent': 'curl/8.1.2' };
+      const here = `${base}/host_type/localhost`;
+      const nowhere = `${base}/host_type/nowhere`;
+      const all = `${base}/all`;
+      // Each step changes one thing from the step before it.
+      const steps: Array<[string, string, Record<string, string>, number]> = [
+        ['GET', here, collectd, 200],
+        ['GET', here, collectd, 200],
+        ['GET', here, curl, 200],
+        ['HEAD', here, curl, 200],
+        ['GET', here, curl, 200],
+        ['GET', all, curl, 200],
+        ['GET', all, { ...curl, accept: 'image/png' }, 406],
+        ['GET', nowhere, curl, 404],
+        ['DELETE', nowhere, curl, 405],
+        ['GET', here, collectd, 200],
+      ];
+      try {
+        await warningsDuring(LOG_PREFIX, async () => {
+          for (const [method, url, headers, status] of steps)
+            expect(await send(method, url, headers)).toBe(status);
+        });
+      } finally {
+        agent.destroy();
+      }
+      expect(sockets.size).toBe(1);
+
+      const route = '/api/metrics/host_type/:host_type';
+      const client = (name: string, version: string, at = route) => ({
+        'client.address': '127.0.0.1',
+        'user_agent.name': name,
+        'user_agent.version': version,
+        'http.route': at,
+      });
+      expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
+        [
+          { attributes: client('collectd', '5.12.0'), value: 3 },
+          { attributes: client('curl', '8.1.2'), value: 5 },
+          {
+            attributes: client('curl', '8.1.2', '/api/metrics/all'),
+            value: 2,
+          },
+        ].sort(byAttributes)
+      );
+      const duration = (
+        method: string,
+        status: number,
+        value: number,
+        at = route
+      ) => ({
+        attributes: {
+          'http.request.method': method,
+          'http.response.status_code': status,
+          'http.route': at,
+          'url.scheme': 'http',
+        },
+        value,
+      });
+      expect(await collector.points(USAGE_INSTRUMENTS.requestDuration)).toEqual(
+        [
+          duration('GET', 200, 5),
+          duration('HEAD', 200, 1),
+          duration('GET', 200, 1, '/api/metrics/all'),
+          duration('GET', 406, 1, '/api/metrics/all'),
+          duration('GET', 404, 1),
+          duration('DELETE', 405, 1),
+        ].sort(byAttributes)
+      );
     });
   });
 

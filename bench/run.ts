@@ -94,8 +94,13 @@ const log = (message: string): void =>
   void process.stderr.write(`${message}\n`);
 const sleep = (ms: number) => new Promise(done => setTimeout(done, ms));
 
-/** Each ceiling and legacy case runs this many times, alternating, for `seconds / ROUNDS` each. */
-const ROUNDS = 2;
+/**
+ * Each ceiling and legacy case runs this many times, alternating, for `seconds / ROUNDS` each:
+ * short rounds put the cases of one endpoint close together in time, so that the machine's
+ * drift (other tenants, the server's own major collections every few seconds at L) falls on
+ * all of them alike.
+ */
+const ROUNDS = 5;
 
 interface CaseRow {
   scale: ScaleName;
@@ -575,7 +580,7 @@ async function main(): Promise<void> {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
   const out = [
     `Machine: ${machine}. wrk: 1 thread, ${options.connections} connections, ${options.seconds} s per case ` +
-      `(each legacy endpoint and its ceiling alternate in ${ROUNDS} rounds, after ${options.warmupSeconds} s of warm-up each; ` +
+      `(each legacy endpoint, the same with deprecation and usage on, and its ceiling alternate in ${ROUNDS} rounds, after ${options.warmupSeconds} s of warm-up each; ` +
       "p99 is the worse round's, corrected by wrk for coordinated omission); " +
       `${UPDATE_FRACTION * 100}% of series updated every second; ` +
       `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}. ` +

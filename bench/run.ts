@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_READER_OPTIONS } from '../src';
 import { ChildChannel } from './ipc';
-import { CEILING_ROUTES, DEPRECATED_PREFIX } from './server';
+import { CEILING_ROUTES, DEPRECATED_PREFIX, VARIANTS } from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
 import {
   isScaleName,
@@ -16,7 +16,7 @@ import {
 } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants]`
  * (needs wrk: `apt-get install -y wrk`).
  *
  * For each scale: measures the reader's tick and heap in two child processes (legacy reader vs a
@@ -24,7 +24,8 @@ import {
  * (server.ts) in a child process and drives it with wrk at one connection count: for each legacy
  * endpoint, a static route sending a copy of its body (the ceiling), the endpoint itself and the
  * endpoint with deprecation headers and usage telemetry on, alternating in rounds; last, the
- * Prometheus exporter's handler. Prints one table of
+ * Prometheus exporter's handler. `--variants` adds, for each endpoint, the endpoint with deprecation
+ * headers alone and with usage telemetry alone, to show what each costs. Prints one table of
  * throughput and one of the reader's own costs, and writes the numbers to .bench/results.json.
  */
 
@@ -35,6 +36,8 @@ interface Options {
   connections: number;
   /** The reader's histogramMaxBuckets; the reader's default when undefined. */
   histogramBuckets: number | undefined;
+  /** Also measure deprecation headers alone and usage telemetry alone. */
+  variants: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -44,6 +47,7 @@ function parseOptions(argv: readonly string[]): Options {
     warmupSeconds: 1,
     connections: 10,
     histogramBuckets: undefined,
+    variants: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -79,9 +83,12 @@ function parseOptions(argv: readonly string[]): Options {
       case '--histogram-buckets':
         options.histogramBuckets = Math.round(number());
         break;
+      case '--variants':
+        options.variants = true;
+        break;
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants)`
         );
     }
   }
@@ -105,7 +112,8 @@ const ROUNDS = 5;
 interface CaseRow {
   scale: ScaleName;
   name: string;
-  kind: 'ceiling' | 'legacy' | 'prometheus';
+  /** `variant`: a legacy endpoint with only part of deprecation and usage on (`--variants`). */
+  kind: 'ceiling' | 'legacy' | 'variant' | 'prometheus';
   bodyBytes: number;
   load: LoadResult;
   serverCpuPercent: number;
@@ -279,7 +287,12 @@ async function benchScale(
   const spawnedAt = performance.now();
   const child = fork(
     childScript('server'),
-    ['--scale', scale.name, ...bucketArguments(options)],
+    [
+      '--scale',
+      scale.name,
+      ...bucketArguments(options),
+      ...(options.variants ? ['--variants', 'true'] : []),
+    ],
     {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }
@@ -359,43 +372,50 @@ async function benchScale(
       });
       const ceilingPath = `/ceiling/${index}`;
       log(`[${scale.name}] ${path} (${bytes} B) and its ceiling`);
-      await warmUp(ceilingPath);
-      await warmUp(path);
-      await warmUp(deprecatedPath);
+      const shown = path.replace(hostType, '<one>').replace(metric, '<metric>');
+      const cases: Array<{
+        path: string;
+        name: string;
+        kind: CaseRow['kind'];
+        rounds: Measured[];
+      }> = [
+        {
+          path: ceilingPath,
+          name: `ceiling: static ${path.replace(/^\/api\/metrics/, '') || '/'} body`,
+          kind: 'ceiling',
+          rounds: [],
+        },
+        { path, name: shown, kind: 'legacy', rounds: [] },
+        {
+          path: deprecatedPath,
+          name: `${shown} (deprecation headers and usage telemetry on)`,
+          kind: 'legacy',
+          rounds: [],
+        },
+      ];
+      if (options.variants)
+        for (const variant of VARIANTS)
+          cases.push({
+            path: path.replace(/^\/api/, variant.prefix),
+            name: `${shown} (${variant.name})`,
+            kind: 'variant',
+            rounds: [],
+          });
+      for (const { path: casePath } of cases) await warmUp(casePath);
       // Alternate, so that drift in the machine's speed falls on all alike.
-      const ceilingRounds: Measured[] = [];
-      const legacyRounds: Measured[] = [];
-      const deprecatedRounds: Measured[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        ceilingRounds.push(await round(ceilingPath, roundSeconds));
-        legacyRounds.push(await round(path, roundSeconds));
-        deprecatedRounds.push(await round(deprecatedPath, roundSeconds));
-      }
-      const ceiling = combine(ceilingRounds);
-      const legacyCase = combine(legacyRounds);
-      rows.push({
-        scale: scale.name,
-        name: `ceiling: static ${path.replace(/^\/api\/metrics/, '') || '/'} body`,
-        kind: 'ceiling',
-        bodyBytes: bytes,
-        ...ceiling,
-      });
-      rows.push({
-        scale: scale.name,
-        name: path.replace(hostType, '<one>').replace(metric, '<metric>'),
-        kind: 'legacy',
-        bodyBytes: probe.bytes,
-        ...legacyCase,
-        ceiling: ceiling.load,
-      });
-      rows.push({
-        scale: scale.name,
-        name: `${path.replace(hostType, '<one>').replace(metric, '<metric>')} (deprecation headers and usage telemetry on)`,
-        kind: 'legacy',
-        bodyBytes: probe.bytes,
-        ...combine(deprecatedRounds),
-        ceiling: ceiling.load,
-      });
+      for (let r = 0; r < ROUNDS; r++)
+        for (const { path: casePath, rounds } of cases)
+          rounds.push(await round(casePath, roundSeconds));
+      const ceiling = combine(cases[0]!.rounds);
+      for (const { name, kind, rounds } of cases)
+        rows.push({
+          scale: scale.name,
+          name,
+          kind,
+          bodyBytes: kind === 'ceiling' ? bytes : probe.bytes,
+          ...combine(rounds),
+          ...(kind === 'ceiling' ? {} : { ceiling: ceiling.load }),
+        });
     }
 
     // Last, since requests it leaves unanswered keep the server busy after wrk stops.
@@ -461,7 +481,7 @@ function throughputTable(rows: readonly CaseRow[], seconds: number): string {
     );
     let versusCeiling = '1 (ref)';
     let versusPrometheus = '';
-    if (row.kind === 'legacy') {
+    if (row.kind === 'legacy' || row.kind === 'variant') {
       versusCeiling = ratio(
         row.load.requestsPerSecond / row.ceiling!.requestsPerSecond
       );

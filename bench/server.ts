@@ -23,6 +23,14 @@ import {
 
 /** Where the same API is served with deprecation headers and usage telemetry on. */
 export const DEPRECATED_PREFIX = '/deprecated';
+/**
+ * With `--variants true`: where the API is served with deprecation headers alone and with usage
+ * telemetry alone.
+ */
+export const VARIANTS = Object.freeze([
+  { prefix: '/headers-only', name: 'deprecation headers only' },
+  { prefix: '/usage-only', name: 'usage telemetry only' },
+] as const);
 /** Every header a deprecation sends; no in-band metric, so that bodies stay the same size. */
 const DEPRECATION = {
   since: '2026-01-01',
@@ -66,6 +74,20 @@ async function main(): Promise<void> {
     deprecation: DEPRECATION,
     meterProvider: provider,
   });
+  if (argument('variants') === 'true') {
+    const [headersOnly, usageOnly] = VARIANTS;
+    await app.register(legacyMetricsApi, {
+      reader,
+      prefix: headersOnly.prefix,
+      deprecation: DEPRECATION,
+      usage: false,
+    });
+    await app.register(legacyMetricsApi, {
+      reader,
+      prefix: usageOnly.prefix,
+      meterProvider: provider,
+    });
+  }
   app.get('/metrics', (request, reply) => {
     reply.hijack();
     prometheus.getMetricsRequestHandler(request.raw, reply.raw);

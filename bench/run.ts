@@ -4,7 +4,12 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_READER_OPTIONS } from '../src';
 import { ChildChannel } from './ipc';
-import { CEILING_ROUTES, DEPRECATED_PREFIX, VARIANTS } from './server';
+import {
+  CEILING_ROUTES,
+  CEILING_WITH_HEADERS,
+  DEPRECATED_PREFIX,
+  VARIANTS,
+} from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
 import {
   isScaleName,
@@ -24,8 +29,9 @@ import {
  * (server.ts) in a child process and drives it with wrk at one connection count: for each legacy
  * endpoint, a static route sending a copy of its body (the ceiling), the endpoint itself and the
  * endpoint with deprecation headers and usage telemetry on, alternating in rounds; last, the
- * Prometheus exporter's handler. `--variants` adds, for each endpoint, the endpoint with deprecation
- * headers alone and with usage telemetry alone, to show what each costs. Prints one table of
+ * Prometheus exporter's handler. `--variants` adds, for each endpoint, its ceiling sending the three
+ * deprecation headers too, and the endpoint with deprecation headers alone and with usage
+ * telemetry alone, to show what each costs. Prints one table of
  * throughput and one of the reader's own costs, and writes the numbers to .bench/results.json.
  */
 
@@ -112,7 +118,7 @@ const ROUNDS = 5;
 interface CaseRow {
   scale: ScaleName;
   name: string;
-  /** `variant`: a legacy endpoint with only part of deprecation and usage on (`--variants`). */
+  /** `variant` (`--variants`): the ceiling with the deprecation headers, or a legacy endpoint with only part of deprecation and usage on. */
   kind: 'ceiling' | 'legacy' | 'variant' | 'prometheus';
   bodyBytes: number;
   load: LoadResult;
@@ -393,7 +399,13 @@ async function benchScale(
           rounds: [],
         },
       ];
-      if (options.variants)
+      if (options.variants) {
+        cases.push({
+          path: `${CEILING_WITH_HEADERS}/${index}`,
+          name: `ceiling with the three deprecation headers: static ${path.replace(/^\/api\/metrics/, '') || '/'} body`,
+          kind: 'variant',
+          rounds: [],
+        });
         for (const variant of VARIANTS)
           cases.push({
             path: path.replace(/^\/api/, variant.prefix),
@@ -401,6 +413,7 @@ async function benchScale(
             kind: 'variant',
             rounds: [],
           });
+      }
       for (const { path: casePath } of cases) await warmUp(casePath);
       // Alternate, so that drift in the machine's speed falls on all alike.
       for (let r = 0; r < ROUNDS; r++)

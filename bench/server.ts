@@ -31,6 +31,8 @@ export const VARIANTS = Object.freeze([
   { prefix: '/headers-only', name: 'deprecation headers only' },
   { prefix: '/usage-only', name: 'usage telemetry only' },
 ] as const);
+/** With `--variants true`: the ceilings again, sending the deprecation's three headers too. */
+export const CEILING_WITH_HEADERS = '/ceiling-with-deprecation-headers';
 /** Every header a deprecation sends; no in-band metric, so that bodies stay the same size. */
 const DEPRECATION = {
   since: '2026-01-01',
@@ -74,7 +76,8 @@ async function main(): Promise<void> {
     deprecation: DEPRECATION,
     meterProvider: provider,
   });
-  if (argument('variants') === 'true') {
+  const variants = argument('variants') === 'true';
+  if (variants) {
     const [headersOnly, usageOnly] = VARIANTS;
     await app.register(legacyMetricsApi, {
       reader,
@@ -99,6 +102,18 @@ async function main(): Promise<void> {
     app.get(`/ceiling/${i}`, (_request, reply) => {
       void reply.header('content-type', 'application/json').send(ceilings[i]);
     });
+  }
+  // With --variants: the ceilings again, with the headers the deprecation sends (copied from
+  // one of its responses), to show what the headers alone cost on any route.
+  const deprecationHeaders: Array<[string, string]> = [];
+  if (variants) {
+    for (let i = 0; i < CEILING_ROUTES; i++) {
+      app.get(`${CEILING_WITH_HEADERS}/${i}`, (_request, reply) => {
+        for (const [name, value] of deprecationHeaders)
+          reply.header(name, value);
+        void reply.header('content-type', 'application/json').send(ceilings[i]);
+      });
+    }
   }
 
   const schedule = new UpdateSchedule(workload, UPDATE_BATCHES);
@@ -133,6 +148,20 @@ async function main(): Promise<void> {
           `${String(request['path'])} answered ${response.statusCode}`
         );
       ceilings[Number(request['index'])] = Buffer.from(response.rawPayload);
+      if (variants && deprecationHeaders.length === 0) {
+        const deprecated = await app.inject({
+          url: `${DEPRECATED_PREFIX}/metrics`,
+          headers: { accept: 'application/json' },
+        });
+        for (const name of ['deprecation', 'sunset', 'link']) {
+          const value = deprecated.headers[name];
+          if (typeof value !== 'string')
+            throw new Error(
+              `${DEPRECATED_PREFIX}/metrics sent no ${name} header`
+            );
+          deprecationHeaders.push([name, value]);
+        }
+      }
       return { bytes: response.rawPayload.length };
     },
     /** Starts a measurement window of this process's CPU. */

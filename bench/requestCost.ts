@@ -4,12 +4,18 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import {
-  legacyMetricsApi,
   LegacyMetricsReader,
   PACKAGE_METER_NAME,
   USAGE_INSTRUMENTS,
   USAGE_VIEWS,
 } from '../src';
+import {
+  DEPRECATED_PREFIX,
+  deprecationHeaders,
+  PLAIN_PREFIX,
+  registerLegacyApis,
+  VARIANTS,
+} from './legacyCases';
 
 /**
  * `npm run bench:request`: what one request costs the server's JavaScript, case beside case in
@@ -27,23 +33,6 @@ const ROUNDS = 7;
 const REQUESTS_PER_ROUND = 20_000;
 const HOST_TYPE = 'ht-00001.example.com';
 const METRIC = 'benchSpiral000';
-/** The wrk benchmark's deprecation: every header is sent. */
-const DEPRECATION = {
-  since: '2026-01-01',
-  sunset: '2099-12-31',
-  successor: 'http://127.0.0.1:9464/metrics',
-  documentation: 'https://example.com/legacy-api-end',
-};
-const DEPRECATION_HEADERS: ReadonlyArray<readonly [string, string]> = [
-  ['deprecation', '@1767225600'],
-  ['sunset', 'Thu, 31 Dec 2099 00:00:00 GMT'],
-  [
-    'link',
-    '<http://127.0.0.1:9464/metrics>; rel="successor-version", ' +
-      '<https://example.com/legacy-api-end>; rel="deprecation"; type="text/html"',
-  ],
-];
-
 /** A socket that accepts every write and keeps nothing. */
 class SinkSocket extends Writable {
   readonly remoteAddress = '127.0.0.1';
@@ -125,61 +114,41 @@ async function main(): Promise<void> {
   process.removeAllListeners('warning');
 
   const app = Fastify({ logger: false });
-  const prefixes = {
-    plain: '/plain',
-    headers: '/headers',
-    usage: '/usage',
-    both: '/both',
-  };
-  await app.register(legacyMetricsApi, { reader, prefix: prefixes.plain });
-  await app.register(legacyMetricsApi, {
-    reader,
-    prefix: prefixes.headers,
-    deprecation: DEPRECATION,
-    usage: false,
-  });
-  await app.register(legacyMetricsApi, {
-    reader,
-    prefix: prefixes.usage,
-    meterProvider: provider,
-  });
-  await app.register(legacyMetricsApi, {
-    reader,
-    prefix: prefixes.both,
-    deprecation: DEPRECATION,
-    meterProvider: provider,
-  });
+  await registerLegacyApis(app, reader, provider, true);
+  const [headersOnly, usageOnly] = VARIANTS;
   let body = Buffer.from('{}');
   app.get('/ceiling', (_request, reply) => {
     void reply.header('content-type', 'application/json').send(body);
   });
+  const headers: Array<[string, string]> = [];
   app.get('/ceiling-headers', (_request, reply) => {
-    for (const [name, value] of DEPRECATION_HEADERS) reply.header(name, value);
+    for (const [name, value] of headers) reply.header(name, value);
     void reply.header('content-type', 'application/json').send(body);
   });
   await app.ready();
+  headers.push(...(await deprecationHeaders(app)));
 
   // The first tick publishes the metric; its body is the ceilings' body.
   const path = `/metrics/host_type/${HOST_TYPE}/${METRIC}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const response = await app.inject({ url: `${prefixes.plain}${path}` });
+    const response = await app.inject({ url: `${PLAIN_PREFIX}${path}` });
     if (response.statusCode === 200) {
       body = Buffer.from(response.rawPayload);
       break;
     }
     if (Date.now() > deadline)
-      throw new Error(`${prefixes.plain}${path} did not answer 200 in 10 s`);
+      throw new Error(`${PLAIN_PREFIX}${path} did not answer 200 in 10 s`);
     await new Promise(done => setTimeout(done, 100));
   }
 
   const cases: Array<[string, string]> = [
     ['ceiling: static route, same body', '/ceiling'],
     ['ceiling with the three deprecation headers', '/ceiling-headers'],
-    ['legacy endpoint', `${prefixes.plain}${path}`],
-    ['with deprecation headers', `${prefixes.headers}${path}`],
-    ['with usage telemetry', `${prefixes.usage}${path}`],
-    ['with both', `${prefixes.both}${path}`],
+    ['legacy endpoint', `${PLAIN_PREFIX}${path}`],
+    ['with deprecation headers', `${headersOnly.prefix}${path}`],
+    ['with usage telemetry', `${usageOnly.prefix}${path}`],
+    ['with both', `${DEPRECATED_PREFIX}${path}`],
   ];
   const sockets = Array.from({ length: 10 }, () => new SinkSocket());
   const rounds = new Map<string, number[]>(cases.map(([name]) => [name, []]));
@@ -199,7 +168,7 @@ async function main(): Promise<void> {
   const attributes = {
     'http.request.method': 'GET',
     'http.response.status_code': 200,
-    'http.route': `${prefixes.both}/metrics/host_type/:host_type/:metric`,
+    'http.route': `${DEPRECATED_PREFIX}/metrics/host_type/:host_type/:metric`,
     'url.scheme': 'http',
   };
   const bare = provider.getMeter('bench').createHistogram('bench.bare');

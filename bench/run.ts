@@ -4,12 +4,8 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_READER_OPTIONS } from '../src';
 import { ChildChannel } from './ipc';
-import {
-  CEILING_ROUTES,
-  CEILING_WITH_HEADERS,
-  DEPRECATED_PREFIX,
-  VARIANTS,
-} from './server';
+import { DEPRECATED_PREFIX, VARIANTS } from './legacyCases';
+import { CEILING_ROUTES, CEILING_WITH_HEADERS } from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
 import {
   isScaleName,

@@ -2,8 +2,9 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { legacyMetricsApi, LegacyMetricsReader, USAGE_VIEWS } from '../src';
+import { LegacyMetricsReader, USAGE_VIEWS } from '../src';
 import { argument, emit, serveCommands } from './ipc';
+import { deprecationHeaders, registerLegacyApis } from './legacyCases';
 import {
   hostTypeNames,
   isScaleName,
@@ -21,27 +22,8 @@ import {
  * rotating 10% of the series every second while load runs.
  */
 
-/** Where the same API is served with deprecation headers and usage telemetry on. */
-export const DEPRECATED_PREFIX = '/deprecated';
-/**
- * With `--variants true`: where the API is served with deprecation headers alone and with usage
- * telemetry alone.
- */
-export const VARIANTS = Object.freeze([
-  { prefix: '/headers-only', name: 'deprecation headers only' },
-  { prefix: '/usage-only', name: 'usage telemetry only' },
-] as const);
 /** With `--variants true`: the ceilings again, sending the deprecation's three headers too. */
 export const CEILING_WITH_HEADERS = '/ceiling-with-deprecation-headers';
-/** Every header a deprecation sends; no in-band metric, so that bodies stay the same size. */
-const DEPRECATION = {
-  since: '2026-01-01',
-  sunset: '2099-12-31',
-  successor: 'http://127.0.0.1:9464/metrics',
-  documentation: 'https://example.com/legacy-api-end',
-  brownouts: [{ start: '2099-06-01T10:00:00Z', duration: 'PT1H' }],
-};
-
 /** Static routes available to hold ceiling bodies. */
 export const CEILING_ROUTES = 8;
 /** Updates per second come in this many batches, 50 ms apart. */
@@ -69,28 +51,8 @@ async function main(): Promise<void> {
   workload.populate();
 
   const app = Fastify({ logger: false });
-  await app.register(legacyMetricsApi, { reader, prefix: '/api' });
-  await app.register(legacyMetricsApi, {
-    reader,
-    prefix: DEPRECATED_PREFIX,
-    deprecation: DEPRECATION,
-    meterProvider: provider,
-  });
   const variants = argument('variants') === 'true';
-  if (variants) {
-    const [headersOnly, usageOnly] = VARIANTS;
-    await app.register(legacyMetricsApi, {
-      reader,
-      prefix: headersOnly.prefix,
-      deprecation: DEPRECATION,
-      usage: false,
-    });
-    await app.register(legacyMetricsApi, {
-      reader,
-      prefix: usageOnly.prefix,
-      meterProvider: provider,
-    });
-  }
+  await registerLegacyApis(app, reader, provider, variants);
   app.get('/metrics', (request, reply) => {
     reply.hijack();
     prometheus.getMetricsRequestHandler(request.raw, reply.raw);
@@ -105,12 +67,11 @@ async function main(): Promise<void> {
   }
   // With --variants: the ceilings again, with the headers the deprecation sends (copied from
   // one of its responses), to show what the headers alone cost on any route.
-  const deprecationHeaders: Array<[string, string]> = [];
+  const withHeaders: Array<[string, string]> = [];
   if (variants) {
     for (let i = 0; i < CEILING_ROUTES; i++) {
       app.get(`${CEILING_WITH_HEADERS}/${i}`, (_request, reply) => {
-        for (const [name, value] of deprecationHeaders)
-          reply.header(name, value);
+        for (const [name, value] of withHeaders) reply.header(name, value);
         void reply.header('content-type', 'application/json').send(ceilings[i]);
       });
     }
@@ -148,20 +109,8 @@ async function main(): Promise<void> {
           `${String(request['path'])} answered ${response.statusCode}`
         );
       ceilings[Number(request['index'])] = Buffer.from(response.rawPayload);
-      if (variants && deprecationHeaders.length === 0) {
-        const deprecated = await app.inject({
-          url: `${DEPRECATED_PREFIX}/metrics`,
-          headers: { accept: 'application/json' },
-        });
-        for (const name of ['deprecation', 'sunset', 'link']) {
-          const value = deprecated.headers[name];
-          if (typeof value !== 'string')
-            throw new Error(
-              `${DEPRECATED_PREFIX}/metrics sent no ${name} header`
-            );
-          deprecationHeaders.push([name, value]);
-        }
-      }
+      if (variants && withHeaders.length === 0)
+        withHeaders.push(...(await deprecationHeaders(app)));
       return { bytes: response.rawPayload.length };
     },
     /** Starts a measurement window of this process's CPU. */

@@ -474,23 +474,6 @@ export async function planMigration(
             ? { label: target.placement }
             : { label: target.placement, values: [group!] };
         const query = legacyKeyQuery(series, field, placement);
-        if (query === undefined) {
-          unmapped.push({
-            tag: 'no-prometheus-equivalent',
-            text: `${url.url} ${path}: no Prometheus series gives ${field}${entry.kind === 'histogram' ? ' (the exposition has no min or max; OTLP histogram points carry them)' : ' (time since the series was first seen)'}.`,
-          });
-          mappings.push({
-            url,
-            key,
-            path,
-            name,
-            field,
-            kind: entry.kind,
-            group,
-            rule: undefined,
-          });
-          continue;
-        }
         mappings.push({
           url,
           key,
@@ -499,8 +482,15 @@ export async function planMigration(
           field,
           kind: entry.kind,
           group,
-          rule: record,
+          rule: query === undefined ? undefined : record,
         });
+        if (query === undefined) {
+          unmapped.push({
+            tag: 'no-prometheus-equivalent',
+            text: `${url.url} ${path}: no Prometheus series gives ${field}${entry.kind === 'histogram' ? ' (the exposition has no min or max; OTLP histogram points carry them)' : ' (time since the series was first seen)'}.`,
+          });
+          continue;
+        }
         let parts = rules.get(record);
         if (parts === undefined) {
           parts = {

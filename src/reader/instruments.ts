@@ -128,8 +128,8 @@ export class InstrumentRegistry {
   }
 
   /**
-   * The instrument of `meter` a metric comes from, registered on first sight; `undefined` when
-   * its aggregation cannot be served.
+   * The instrument of `meter` a metric comes from, registered on first sight; a refusal when
+   * its aggregation cannot be served. One name with two kinds in one meter is two instruments.
    */
   instrument(
     meter: MeterState,

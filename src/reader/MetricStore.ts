@@ -11,13 +11,14 @@ import {
   describeInstrument,
   LegacyNamer,
   type SeriesPlace,
-} from './legacyNames';
+} from './LegacyNamer';
+import { LegacyNameTable } from './LegacyNameTable';
 import type { MeterScope } from './meterSelection';
 import type { ResolvedReaderOptions } from './options';
 import { RecordTableEditor } from './RecordTable';
 import {
   HistogramSeries,
-  NameTotals,
+  type NameTotals,
   type Series,
   SpiralSeries,
   ValueSeries,
@@ -26,13 +27,6 @@ import {
 import { StoreView } from './StoreView';
 import { VariantIndex } from './VariantIndex';
 import type { HistogramRecord } from './WindowedHistogram';
-
-const KIND_ARTICLE = {
-  spiral: 'a spiral',
-  counter: 'a counter',
-  gauge: 'a gauge',
-  histogram: 'a histogram',
-} as const;
 
 /** The key of the global group among host types. */
 const NO_HOST_TYPE = '\u0000';
@@ -70,8 +64,7 @@ export class MetricStore {
     string,
     Map<string, Map<string, Series>>
   >();
-  /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
-  readonly totals = new Map<string, NameTotals>();
+  private readonly _names: LegacyNameTable;
   private readonly _instruments: InstrumentRegistry;
   private readonly _namer: LegacyNamer;
   /** Expiry wheel: slot at which to expire → series that got data `windowSlots` earlier. */
@@ -90,6 +83,7 @@ export class MetricStore {
     this._windowSlots = _options.windowMs / _options.slotMs;
     this._instruments = new InstrumentRegistry(_options.meters);
     this._namer = new LegacyNamer(_options, this._warnings);
+    this._names = new LegacyNameTable(this._records, this._warnings);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
@@ -102,6 +96,11 @@ export class MetricStore {
       _options.now(),
       monotonicMs
     );
+  }
+
+  /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
+  get totals(): ReadonlyMap<string, NameTotals> {
+    return this._names.totals;
   }
 
   get allMetricsAreGlobal(): boolean {
@@ -279,46 +278,10 @@ export class MetricStore {
   ): Binding | undefined {
     const place = this._namer.place(instrument, attributes, pointCount);
     if (place === null || place === undefined) return place;
-    const totals = this._totals(instrument, place.name);
+    const totals = this._names.claim(instrument, place.name, this._tickGen);
     if (totals === null) return null;
     const series = this._seriesFor(totals, place, monotonicMs);
     return instrument.lastValue ? (series as ValueSeries).source() : series;
-  }
-
-  /**
-   * What every series of a legacy name shares; `null` when an instrument of another kind has
-   * the name: the first registered keeps it, and the series of the other are left out.
-   */
-  private _totals(
-    instrument: InstrumentState,
-    name: string
-  ): NameTotals | null {
-    const origin = `${describeInstrument(instrument)} (${KIND_ARTICLE[instrument.kind]})`;
-    let totals = this.totals.get(name);
-    if (totals === undefined) {
-      totals = new NameTotals(
-        instrument.kind,
-        instrument.integer,
-        this._tickGen,
-        origin
-      );
-      if (totals.kind === 'histogram')
-        totals.index = this._records.push(totals.publish());
-      this.totals.set(name, totals);
-      return totals;
-    }
-    if (totals.kind !== instrument.kind) {
-      this._warnings.warn(
-        `clash:${name}:${origin}`,
-        WARNING_CODES.seriesLeftOut,
-        `LegacyMetricsReader: legacy name ${name} is given by ${totals.origin} and by ${origin}; ` +
-          `the first registered is served, and the ${instrument.kind} is left out of that name`
-      );
-      return null;
-    }
-    // A name is served as integers only while every instrument that feeds it is.
-    if (!instrument.integer) totals.integer = false;
-    return totals;
   }
 
   private _seriesFor(

@@ -191,6 +191,39 @@ describe.each<Variant>(['host_type', 'host'])(
   }
 );
 
+describe('LegacyMetricsReader integer names', () => {
+  it('should stop truncating every series of a name once a DOUBLE instrument joins it', async () => {
+    rig = createRig();
+    rig.provider
+      .getMeter('app')
+      .createHistogram('size', { valueType: ValueType.INT })
+      .record(1, { host_type: 'Y' });
+    rig.provider
+      .getMeter('app')
+      .createHistogram('size', { valueType: ValueType.INT })
+      .record(2, { host_type: 'Y' });
+    await rig.flush();
+    expect(read(rig.reader, 'metrics/host_type/Y/size').json.metric.mean).toBe(
+      1
+    );
+    rig.provider
+      .getMeter('library')
+      .createHistogram('size', { valueType: ValueType.DOUBLE })
+      .record(0.5, { host_type: 'X' });
+    await rig.advance(1_000);
+    // Y's window did not change, and is no longer truncated.
+    expect(read(rig.reader, 'metrics/host_type/Y/size').json.metric.mean).toBe(
+      1.5
+    );
+    expect(read(rig.reader, 'metrics/all/size').json.metric).toMatchObject({
+      n: 3,
+      mean: 3.5 / 3,
+      min: 0.5,
+      max: 2,
+    });
+  });
+});
+
 describe('LegacyMetricsReader names taken by two kinds', () => {
   it('should serve the first registered, never a mix, and warn once naming both meters and instruments', async () => {
     const emitted = jest.spyOn(process, 'emitWarning');

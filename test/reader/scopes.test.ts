@@ -50,9 +50,7 @@ async function serve(options: LegacyMetricsReaderOptions = {}): Promise<void> {
     schemaUrl: 'https://opentelemetry.io/schemas/1.24.0',
   });
   app.createCounter('xmppMessageSent').add(7, { host_type: 'localhost' });
-  app
-    .createUpDownCounter('sessionCount', { valueType: ValueType.INT })
-    .add(2);
+  app.createUpDownCounter('sessionCount', { valueType: ValueType.INT }).add(2);
   provider
     .getMeter(LIBRARY)
     .createGauge('pool.size')
@@ -243,10 +241,7 @@ describe('warnings about names', () => {
 
 describe('resolveReaderOptions meters', () => {
   it.each([
-    [
-      { meters: ['app'] },
-      'meters: found an array, expected an object',
-    ],
+    [{ meters: ['app'] }, 'meters: found an array, expected an object'],
     [
       { meters: { includes: ['app'] } },
       'meters.includes: found an unknown option, expected include or exclude (did you mean include?)',

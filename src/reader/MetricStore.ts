@@ -214,9 +214,14 @@ export class MetricStore {
     const points = metric.dataPoints;
     for (const point of points) {
       const attributes = point.attributes;
-      const binding = this._instruments.binding(instrument, attributes, () =>
-        this._bind(instrument, attributes, points.length, monotonicMs)
-      );
+      // The identity fast path first: no closure to allocate for the usual data point.
+      const cached = instrument.byIdentity.get(attributes);
+      const binding =
+        cached !== undefined
+          ? cached
+          : this._instruments.binding(instrument, attributes, () =>
+              this._bind(instrument, attributes, points.length, monotonicMs)
+            );
       if (binding === null || binding === undefined) continue;
       if (binding instanceof ValueSource) {
         // A gauge, or an observable up-down counter's last observation: kept exactly as reported.

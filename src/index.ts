@@ -58,6 +58,11 @@ export type {
   LegacyMetricsReaderOptions,
   LegacyNameFunction,
 } from './reader/options';
+export type {
+  MeterPattern,
+  MeterScope,
+  MeterSelection,
+} from './reader/meterSelection';
 export type { LegacyResponse, Snapshot } from './snapshot/Snapshot';
 export {
   DEFAULT_SERVER_OPTIONS,

@@ -8,8 +8,8 @@ import {
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
 import { Snapshot } from '../snapshot/Snapshot';
-import { PACKAGE_METER_NAME } from '../attributes';
 import { WARNING_CODES, WarnOnce } from '../warnings';
+import type { MeterScope } from './meterSelection';
 import { MetricStore } from './MetricStore';
 import {
   resolveReaderOptions,
@@ -42,6 +42,8 @@ export class LegacyMetricsReader extends MetricReader {
   private _timer: NodeJS.Timeout | undefined;
   private _tickInFlight: Promise<void> | undefined;
   private _stopped = false;
+  /** The last slot applied: the window never moves back, whatever a test's clock does. */
+  private _slot = -Infinity;
   private readonly _warnings = new WarnOnce();
   private _registered = false;
 
@@ -87,7 +89,7 @@ export class LegacyMetricsReader extends MetricReader {
     return this._registered ? 'serving' : 'unregistered';
   }
 
-  /** The reader's clock (its `now` option), in milliseconds since the epoch. */
+  /** The reader's wall clock (its `now` option), in milliseconds since the epoch. */
   now(): number {
     return this._options.now();
   }
@@ -124,7 +126,7 @@ export class LegacyMetricsReader extends MetricReader {
     if (this._stopped) return;
     // Aligned to slot boundaries, so that a slot's data lands in that slot.
     const slotMs = this._options.slotMs;
-    const delay = slotMs - (this._options.now() % slotMs);
+    const delay = slotMs - (this._options.monotonicNow() % slotMs);
     this._timer = setTimeout(() => {
       void this._tick().finally(() => this._schedule());
     }, delay);
@@ -150,29 +152,25 @@ export class LegacyMetricsReader extends MetricReader {
       diag.error('LegacyMetricsReader: tick failed', error);
       return;
     }
+    // Slots advance on the monotonic clock: a step of the wall clock (an NTP correction, a VM
+    // resumed) neither refills nor empties the window. The wall clock only stamps the snapshot.
     const now = this._options.now();
-    const slot = Math.floor(now / this._options.slotMs);
+    const monotonicMs = this._options.monotonicNow();
+    const slot = Math.max(
+      this._slot,
+      Math.floor(monotonicMs / this._options.slotMs)
+    );
+    this._slot = slot;
     try {
       this._store.expire(slot);
-      // The package's own usage telemetry goes to Prometheus and OTLP, not to the legacy API.
-      const resourceMetrics = result.resourceMetrics;
-      this._store.apply(
-        {
-          ...resourceMetrics,
-          scopeMetrics: resourceMetrics.scopeMetrics.filter(
-            scope => scope.scope.name !== PACKAGE_METER_NAME
-          ),
-        },
-        slot,
-        now
-      );
+      this._store.apply(result.resourceMetrics, slot, monotonicMs);
       this._reportErrors(result.errors);
     } catch (error) {
       // Faults are isolated per series in the store; this is a defect, reported and survived.
       diag.error('LegacyMetricsReader: tick failed', error);
     } finally {
       // What was applied is published: with delta temporality, what is not is gone for good.
-      this._snapshot = new Snapshot(this._store.publish(now));
+      this._snapshot = new Snapshot(this._store.publish(now, monotonicMs));
     }
   }
 
@@ -204,10 +202,11 @@ export class LegacyMetricsReader extends MetricReader {
         _callbacks?: Registered[];
         _batchCallbacks?: BatchRegistered[];
       };
-      _instrumentationScope?: { name?: unknown };
+      _instrumentationScope?: MeterScope;
     }>) {
       const registry = state?.observableRegistry;
-      const meter = state?._instrumentationScope?.name;
+      const scope = state?._instrumentationScope;
+      const meter = scope?.name;
       if (typeof meter !== 'string' || registry === undefined) continue;
       const names: unknown[] = [];
       for (const entry of registry._callbacks ?? [])
@@ -218,7 +217,8 @@ export class LegacyMetricsReader extends MetricReader {
       if (
         names.some(
           name =>
-            typeof name === 'string' && !this._store.reportedThisTick(name)
+            typeof name === 'string' &&
+            !this._store.reportedThisTick(scope!, name)
         )
       )
         meters.add(meter);

@@ -1,86 +1,32 @@
 import type { Attributes } from '@opentelemetry/api';
-import {
-  AggregationTemporality,
-  DataPointType,
-  InstrumentType,
-  type MetricData,
-  type ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
-import {
-  HOST_ATTRIBUTE,
-  HOST_TYPE_ATTRIBUTE,
-  VARIANTS,
-  type Variant,
-} from '../attributes';
-import type { MetricKind } from '../snapshot/legacyValues';
+import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { VARIANTS, type Variant } from '../attributes';
 import { WARNING_CODES, WarnOnce } from '../warnings';
-import { attributeText, defaultLegacyName, placementName } from './naming';
+import {
+  InstrumentRegistry,
+  type Binding,
+  type InstrumentState,
+} from './instruments';
+import {
+  describeInstrument,
+  LegacyNamer,
+  type SeriesPlace,
+} from './LegacyNamer';
+import { LegacyNameTable } from './LegacyNameTable';
+import type { MeterScope } from './meterSelection';
 import type { ResolvedReaderOptions } from './options';
 import { RecordTableEditor } from './RecordTable';
 import {
   HistogramSeries,
-  NameTotals,
+  type NameTotals,
   type Series,
   SpiralSeries,
   ValueSeries,
+  ValueSource,
 } from './series';
 import { StoreView } from './StoreView';
 import { VariantIndex } from './VariantIndex';
 import type { HistogramRecord } from './WindowedHistogram';
-
-/** ValueType.INT of `@opentelemetry/api`, without a runtime import of the enum. */
-const VALUE_TYPE_INT = 0;
-const OVERFLOW_ATTRIBUTE = 'otel.metric.overflow';
-const OBSERVABLE_TYPES: ReadonlySet<string> = new Set([
-  InstrumentType.OBSERVABLE_COUNTER,
-  InstrumentType.OBSERVABLE_GAUGE,
-  InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
-]);
-
-/** An attribute set of one instrument, resolved once to the series it feeds; `null`: left out for good. */
-type Binding = Series | null;
-
-interface InstrumentState {
-  readonly name: string;
-  readonly kind: MetricKind;
-  readonly integer: boolean;
-  /** The meter (instrumentation scope) the instrument was first seen in. */
-  readonly meter: string;
-  /** Reported by callbacks, which a collection with a time limit can leave out. */
-  readonly observable: boolean;
-  /** The last tick generation that brought data points of the instrument. */
-  seenGen: number;
-  /** Fast path: the SDK hands the same attributes object back while a series stays active. */
-  readonly byIdentity: WeakMap<Attributes, Binding>;
-  /** Attribute sets that hold only a string `host_type`, by that string: no key to build or keep. */
-  readonly byHostType: Map<string, Binding>;
-  /** Every other attribute set, by {@link attributesKey}. */
-  readonly byKey: Map<string, Binding>;
-}
-
-function kindOf(metric: MetricData): MetricKind | undefined {
-  switch (metric.dataPointType) {
-    case DataPointType.SUM:
-      return metric.isMonotonic ? 'spiral' : 'counter';
-    case DataPointType.GAUGE:
-      return 'gauge';
-    case DataPointType.EXPONENTIAL_HISTOGRAM:
-      return 'histogram';
-    default:
-      return undefined;
-  }
-}
-
-/** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
-function attributesKey(
-  keys: readonly string[],
-  attributes: Attributes
-): string {
-  const parts: string[] = [];
-  for (const k of keys)
-    parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
-  return parts.join('');
-}
 
 /** The key of the global group among host types. */
 const NO_HOST_TYPE = '\u0000';
@@ -100,6 +46,7 @@ function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
  * collection into the current slot, both on the series' working state, and `publish` turns what
  * changed into new records and returns the content of the next snapshot. Work per tick is
  * proportional to the data points and the expiring slots, never to the number of series.
+ * Times are on the monotonic clock, which the wall clock's steps leave alone.
  *
  * A fault in one data point (a `legacyName` that throws, an increase that is not a finite
  * number) costs that series its data for that tick, with one warning per cause; the rest of the
@@ -117,9 +64,9 @@ export class MetricStore {
     string,
     Map<string, Map<string, Series>>
   >();
-  /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
-  readonly totals = new Map<string, NameTotals>();
-  private readonly _instruments = new Map<string, InstrumentState>();
+  private readonly _names: LegacyNameTable;
+  private readonly _instruments: InstrumentRegistry;
+  private readonly _namer: LegacyNamer;
   /** Expiry wheel: slot at which to expire → series that got data `windowSlots` earlier. */
   private readonly _expiries = new Map<number, Series[]>();
   private readonly _windowSlots: number;
@@ -134,16 +81,26 @@ export class MetricStore {
 
   constructor(private readonly _options: ResolvedReaderOptions) {
     this._windowSlots = _options.windowMs / _options.slotMs;
+    this._instruments = new InstrumentRegistry(_options.meters);
+    this._namer = new LegacyNamer(_options, this._warnings);
+    this._names = new LegacyNameTable(this._records, this._warnings);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
     };
+    const monotonicMs = _options.monotonicNow();
     this._view = new StoreView(
       this,
       this._records.publish(),
       0,
-      _options.now()
+      _options.now(),
+      monotonicMs
     );
+  }
+
+  /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
+  get totals(): ReadonlyMap<string, NameTotals> {
+    return this._names.totals;
   }
 
   get allMetricsAreGlobal(): boolean {
@@ -173,20 +130,32 @@ export class MetricStore {
     }
   }
 
-  /** Feeds one collection's data points into `slot`. */
-  apply(resourceMetrics: ResourceMetrics, slot: number, nowMs: number): void {
+  /**
+   * Feeds one collection's data points into `slot`; `monotonicMs` dates the series it creates.
+   * The meters the legacy API does not serve are skipped whole.
+   */
+  apply(
+    resourceMetrics: ResourceMetrics,
+    slot: number,
+    monotonicMs: number
+  ): void {
     for (const scopeMetrics of resourceMetrics.scopeMetrics) {
-      const meter = scopeMetrics.scope.name;
-      for (const metric of scopeMetrics.metrics)
-        this._applyMetric(metric, meter, slot, nowMs);
+      const meter = this._instruments.meter(scopeMetrics.scope);
+      if (meter === null) continue;
+      for (const metric of scopeMetrics.metrics) {
+        const instrument = this._instruments.instrument(meter, metric);
+        if (instrument === 'explicitBuckets') this._warnExplicit(metric);
+        else this._applyMetric(instrument, metric, slot, monotonicMs);
+      }
     }
   }
 
   /**
    * Publishes what the tick changed as new records, and returns the content of the next
-   * snapshot. The snapshots published before keep their own version of the records.
+   * snapshot, stamped with the wall-clock `timeMs`. The snapshots published before keep their
+   * own version of the records.
    */
-  publish(timeMs: number): StoreView {
+  publish(timeMs: number, monotonicMs: number): StoreView {
     const gen = this._tickGen;
     const records = this._records;
     for (const series of this._dirty) {
@@ -205,7 +174,13 @@ export class MetricStore {
       records.set(totals.index, totals.publish());
     this._dirty.length = 0;
     this._dirtyTotals.length = 0;
-    this._view = new StoreView(this, records.publish(), gen, timeMs);
+    this._view = new StoreView(
+      this,
+      records.publish(),
+      gen,
+      timeMs,
+      monotonicMs
+    );
     this._tickGen = gen + 1;
     return this._view;
   }
@@ -215,17 +190,12 @@ export class MetricStore {
    * tick under way: where a callback that ran out of time is to be looked for.
    */
   silentObservableMeters(): string[] {
-    const meters = new Set<string>();
-    for (const instrument of this._instruments.values()) {
-      if (instrument.observable && instrument.seenGen < this._tickGen)
-        meters.add(instrument.meter);
-    }
-    return [...meters].sort();
+    return this._instruments.silentObservableMeters(this._tickGen);
   }
 
-  /** Whether the instrument named `name` brought data points in the tick under way. */
-  reportedThisTick(name: string): boolean {
-    return this._instruments.get(name)?.seenGen === this._tickGen;
+  /** Whether the instrument `name` of meter `scope` brought data points in the tick under way. */
+  reportedThisTick(scope: MeterScope, name: string): boolean {
+    return this._instruments.reported(scope, name, this._tickGen);
   }
 
   private _changed(series: Series): void {
@@ -235,45 +205,54 @@ export class MetricStore {
   }
 
   private _applyMetric(
+    instrument: InstrumentState,
     metric: MetricData,
-    meter: string,
     slot: number,
-    nowMs: number
+    monotonicMs: number
   ): void {
-    const instrument = this._instrument(metric, meter);
-    if (instrument === undefined) return;
     instrument.seenGen = this._tickGen;
-    const lastValue = metric.dataPointType === DataPointType.GAUGE;
-    for (const point of metric.dataPoints) {
-      const series = this._binding(instrument, point.attributes, nowMs);
-      if (series === null || series === undefined) continue;
-      if (series instanceof HistogramSeries) {
+    const points = metric.dataPoints;
+    for (const point of points) {
+      const attributes = point.attributes;
+      // The identity fast path first: no closure to allocate for the usual data point.
+      const cached = instrument.byIdentity.get(attributes);
+      const binding =
+        cached !== undefined
+          ? cached
+          : this._instruments.binding(instrument, attributes, () =>
+              this._bind(instrument, attributes, points.length, monotonicMs)
+            );
+      if (binding === null || binding === undefined) continue;
+      if (binding instanceof ValueSource) {
+        // A gauge, or an observable up-down counter's last observation: kept exactly as reported.
+        if (binding.set(point.value as number)) this._changed(binding.series);
+        continue;
+      }
+      if (binding instanceof HistogramSeries) {
         const value = point.value;
         if (typeof value === 'object' && 'scale' in value && value.count > 0) {
-          if (series.add(slot, value)) this._scheduleExpiry(slot, series);
-          this._changed(series);
+          if (binding.add(slot, value)) this._scheduleExpiry(slot, binding);
+          this._changed(binding);
         }
         continue;
       }
       const value = point.value as number;
-      if (series instanceof ValueSeries && lastValue) {
-        // A gauge, or an observable up-down counter's last observation: kept exactly as reported.
-        if (series.set(value)) this._changed(series);
-        continue;
-      }
       if (!Number.isFinite(value)) {
-        this._fault(
-          `increase:${instrument.name}`,
-          `instrument ${instrument.name} reported an increase of ${value}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`
+        const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${value}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(attributes)})`;
+        this._warnings.warn(
+          `increase:${instrument.scope.name}:${instrument.name}`,
+          WARNING_CODES.seriesFault,
+          message,
+          new Error(message)
         );
         continue;
       }
       if (value === 0) continue;
-      if (series instanceof SpiralSeries) {
-        if (series.add(slot, value)) this._scheduleExpiry(slot, series);
-        this._changed(series);
-      } else if (series instanceof ValueSeries && series.add(value)) {
-        this._changed(series);
+      if (binding instanceof SpiralSeries) {
+        if (binding.add(slot, value)) this._scheduleExpiry(slot, binding);
+        this._changed(binding);
+      } else if (binding instanceof ValueSeries && binding.add(value)) {
+        this._changed(binding);
       }
     }
   }
@@ -285,157 +264,35 @@ export class MetricStore {
     else list.push(series);
   }
 
-  private _warn(key: string, message: string): void {
-    this._warnings.warn(
-      key,
-      WARNING_CODES.seriesLeftOut,
-      `LegacyMetricsReader: ${message}`
-    );
-  }
-
-  /** A fault that costs one series its data for this tick: one diag error and one warning per cause. */
-  private _fault(key: string, message: string, error?: unknown): void {
-    this._warnings.warn(
-      key,
-      WARNING_CODES.seriesFault,
-      `LegacyMetricsReader: ${message}`,
-      error ?? new Error(message)
-    );
-  }
-
-  private _instrument(
-    metric: MetricData,
-    meter: string
-  ): InstrumentState | undefined {
+  private _warnExplicit(metric: MetricData): void {
     const name = metric.descriptor.name;
-    const kind = instrumentKind(metric);
-    const known = this._instruments.get(name);
-    if (known !== undefined && known.kind === kind) return known;
-    if (kind === undefined) {
-      this._warnings.warn(
-        `explicit:${name}`,
-        WARNING_CODES.explicitBuckets,
-        `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
-          'it is left out of the legacy API, which needs exponential histograms for its percentiles'
-      );
-      return undefined;
-    }
-    if (known !== undefined) {
-      this._warn(
-        `kind:${name}`,
-        `instrument ${name} is registered twice with different kinds; the second is left out`
-      );
-      return undefined;
-    }
-    const state: InstrumentState = {
-      name,
-      kind,
-      integer: metric.descriptor.valueType === VALUE_TYPE_INT,
-      meter,
-      observable: isObservable(metric),
-      seenGen: 0,
-      byIdentity: new WeakMap(),
-      byHostType: new Map(),
-      byKey: new Map(),
-    };
-    this._instruments.set(name, state);
-    return state;
+    this._warnings.warn(
+      `explicit:${name}`,
+      WARNING_CODES.explicitBuckets,
+      `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
+        'it is left out of the legacy API, which needs exponential histograms for its percentiles'
+    );
   }
 
-  /** The series an attribute set feeds; `null` when it is left out for good, `undefined` for this tick only. */
-  private _binding(
-    instrument: InstrumentState,
-    attributes: Attributes,
-    nowMs: number
-  ): Binding | undefined {
-    const cached = instrument.byIdentity.get(attributes);
-    if (cached !== undefined) return cached;
-    const keys = Object.keys(attributes).sort();
-    const hostType = attributes[HOST_TYPE_ATTRIBUTE];
-    const byHostType =
-      keys.length === 1 &&
-      keys[0] === HOST_TYPE_ATTRIBUTE &&
-      typeof hostType === 'string';
-    const map = byHostType ? instrument.byHostType : instrument.byKey;
-    const key = byHostType ? hostType : attributesKey(keys, attributes);
-    let binding = map.get(key);
-    if (binding === undefined) {
-      binding = this._bind(instrument, attributes, nowMs);
-      if (binding === undefined) return undefined;
-      map.set(key, binding);
-    }
-    instrument.byIdentity.set(attributes, binding);
-    return binding;
-  }
-
+  /** What a new attribute set feeds: its series, or a source of its own in it for last values. */
   private _bind(
     instrument: InstrumentState,
     attributes: Attributes,
-    nowMs: number
+    pointCount: number,
+    monotonicMs: number
   ): Binding | undefined {
-    if (attributes[OVERFLOW_ATTRIBUTE] === true) {
-      this._warnings.warn(
-        `overflow:${instrument.name}`,
-        WARNING_CODES.cardinalityOverflow,
-        `LegacyMetricsReader: instrument ${instrument.name} reached its cardinality limit; further attribute sets are summed ` +
-          'into an overflow series (raise cardinalityLimit)'
-      );
-    }
-    let name: unknown;
-    try {
-      name = (this._options.legacyName ?? defaultLegacyName)(
-        instrument.name,
-        attributes
-      );
-    } catch (error) {
-      // Not remembered: the next tick asks again, and only this tick's data of the series is lost.
-      this._fault(
-        `legacyName:${instrument.name}:${errorText(error)}`,
-        `legacyName threw for instrument ${instrument.name} (${errorText(error)}); ` +
-          `the data of ${JSON.stringify(attributes)} is left out of this tick`,
-        error
-      );
-      return undefined;
-    }
-    if (name === undefined) return null;
-    if (typeof name !== 'string' || name === '' || name.includes('/')) {
-      this._warn(
-        `name:${instrument.name}:${String(name)}`,
-        `legacyName gave ${JSON.stringify(name)} for ${instrument.name}: expected a non-empty string without "/"; the series is left out`
-      );
-      return null;
-    }
-    let totals = this.totals.get(name);
-    if (totals === undefined) {
-      totals = new NameTotals(
-        instrument.kind,
-        instrument.integer,
-        this._tickGen
-      );
-      if (totals.kind === 'histogram')
-        totals.index = this._records.push(totals.publish());
-      this.totals.set(name, totals);
-    } else if (totals.kind !== instrument.kind) {
-      this._warn(
-        `clash:${name}`,
-        `legacy name ${name} is used by a ${totals.kind} and a ${instrument.kind}; the ${instrument.kind} is left out`
-      );
-      return null;
-    }
-    const global = this._options.allMetricsAreGlobal;
-    const hostType = global
-      ? undefined
-      : placementName(attributes[HOST_TYPE_ATTRIBUTE]);
-    const host = global ? undefined : placementName(attributes[HOST_ATTRIBUTE]);
-    return this._seriesFor(totals, name, hostType, host, nowMs);
+    const place = this._namer.place(instrument, attributes, pointCount);
+    if (place === null || place === undefined) return place;
+    const totals = this._names.claim(instrument, place.name, this._tickGen);
+    if (totals === null) return null;
+    const series = this._seriesFor(totals, place, monotonicMs);
+    return instrument.lastValue ? (series as ValueSeries).source() : series;
   }
 
   private _seriesFor(
     totals: NameTotals,
-    name: string,
-    hostType: string | undefined,
-    host: string | undefined,
-    nowMs: number
+    { name, hostType, host }: SeriesPlace,
+    monotonicMs: number
   ): Series {
     const byPlacement =
       host === undefined
@@ -445,7 +302,7 @@ export class MetricStore {
     let series = byPlacement.get(key);
     if (series !== undefined) return series;
     const gen = this._tickGen;
-    series = createSeries(totals, nowMs, gen, this._records.size);
+    series = createSeries(totals, monotonicMs, gen, this._records.size);
     this._records.push(series.publish());
     byPlacement.set(key, series);
     for (const variant of VARIANTS) {
@@ -458,7 +315,7 @@ export class MetricStore {
         view.catalog.set(name, {
           kind: totals.kind,
           integer: totals.integer,
-          createdAtMs: nowMs,
+          createdAtMonotonicMs: monotonicMs,
           since: gen,
         });
       }
@@ -470,40 +327,17 @@ export class MetricStore {
 
 function createSeries(
   totals: NameTotals,
-  nowMs: number,
+  monotonicMs: number,
   gen: number,
   index: number
 ): Series {
   switch (totals.kind) {
     case 'spiral':
-      return new SpiralSeries(totals, nowMs, gen, index);
+      return new SpiralSeries(totals, monotonicMs, gen, index);
     case 'histogram':
-      return new HistogramSeries(totals, nowMs, gen, index);
+      return new HistogramSeries(totals, monotonicMs, gen, index);
     case 'counter':
     case 'gauge':
-      return new ValueSeries(totals.kind, totals, nowMs, gen, index);
+      return new ValueSeries(totals.kind, totals, monotonicMs, gen, index);
   }
-}
-
-/**
- * The reader asks for observable up-down counters as cumulative last values (see
- * LegacyMetricsReader), and for everything else with delta temporality: the SDK reports them as
- * gauges, which they are served as counters.
- */
-function instrumentKind(metric: MetricData): MetricKind | undefined {
-  const kind = kindOf(metric);
-  return kind === 'gauge' &&
-    metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
-    ? 'counter'
-    : kind;
-}
-
-/** The SDK's instrument type, which its descriptors carry at run time without declaring it. */
-function isObservable(metric: MetricData): boolean {
-  const type = (metric.descriptor as { readonly type?: unknown }).type;
-  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

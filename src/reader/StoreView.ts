@@ -1,13 +1,8 @@
 import type { Variant } from '../attributes';
 import { zeroValue, type LegacyValue } from '../snapshot/legacyValues';
 import type { SnapshotContent, SortedNames } from '../snapshot/Snapshot';
-import {
-  combinedValue,
-  totalValue,
-  type NameTotals,
-  type Recorded,
-  type RecordReader,
-} from './series';
+import { combinedValue, totalValue } from './combining';
+import type { NameTotals, Recorded, RecordReader } from './series';
 import type { RecordTable } from './RecordTable';
 import { visibleMembers, type VariantIndex } from './VariantIndex';
 
@@ -31,7 +26,10 @@ export class StoreView implements SnapshotContent {
     private readonly _index: StoreIndex,
     private readonly _records: RecordTable,
     readonly generation: number,
-    readonly timeMs: number
+    /** The wall-clock time the content stands for. */
+    readonly timeMs: number,
+    /** The same moment on the monotonic clock: ages (`ms_since_reset`) are measured to it. */
+    private readonly _monotonicMs: number
   ) {
     this._structure = {
       host_type: _index.views.host_type.structureGen,
@@ -71,13 +69,16 @@ export class StoreView implements SnapshotContent {
     if (members !== undefined) {
       const visible = visibleMembers(members, this.generation);
       if (visible.length > 0)
-        return combinedValue(visible, this.read, this.timeMs);
+        return combinedValue(visible, this.read, this._monotonicMs);
     }
     if (group === undefined) return undefined;
     const entry = view.catalog.get(name);
     return entry === undefined || entry.since > this.generation
       ? undefined
-      : zeroValue(entry.kind, this.timeMs - entry.createdAtMs);
+      : zeroValue(
+          entry.kind,
+          Math.max(0, this._monotonicMs - entry.createdAtMonotonicMs)
+        );
   }
 
   total(name: string): LegacyValue | undefined {

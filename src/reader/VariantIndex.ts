@@ -53,7 +53,8 @@ export class Group {
 export interface CatalogEntry {
   readonly kind: MetricKind;
   readonly integer: boolean;
-  readonly createdAtMs: number;
+  /** On the monotonic clock. */
+  readonly createdAtMonotonicMs: number;
   /** The generation in which the name appeared. */
   readonly since: number;
 }

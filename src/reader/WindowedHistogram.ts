@@ -431,10 +431,9 @@ export class HistogramRecord {
 
   /** The legacy datapoints of the window. */
   value(integer: boolean): LegacyValue {
-    this._value ??= histogramValue(
-      this.summary.count === 0 ? this.summary : this.aggregate,
-      integer
-    );
+    // Kept per integer flag: a DOUBLE instrument joining the name turns it off.
+    if (this._value?.integer !== integer)
+      this._value = histogramValue(this.aggregate, integer);
     return this._value;
   }
 }

@@ -8,14 +8,21 @@ import {
   optionPath,
   positiveIntegerOption,
 } from '../optionValidation';
+import {
+  MeterFilter,
+  type MeterScope,
+  type MeterSelection,
+} from './meterSelection';
 
 /**
  * Renames a series for the legacy API, or drops it by returning `undefined`.
- * Called once per new attribute set of an instrument, never per tick.
+ * Called once per new attribute set of an instrument, never per tick. `scope` is the
+ * instrument's meter, so that two meters' instruments of one name can be told apart.
  */
 export type LegacyNameFunction = (
   instrumentName: string,
-  attributes: Attributes
+  attributes: Attributes,
+  scope: MeterScope
 ) => string | undefined;
 
 /** Options of {@link LegacyMetricsReader}. Every field is optional. */
@@ -52,6 +59,11 @@ export interface LegacyMetricsReaderOptions {
   /** Rename or drop series. @default the instrument name followed by the remaining attribute values */
   legacyName?: LegacyNameFunction;
   /**
+   * Which meters the legacy API serves, by exact name or pattern (see {@link MeterSelection}).
+   * @default every meter but the package's own and `@opentelemetry/instrumentation-*`
+   */
+  meters?: MeterSelection;
+  /**
    * The most attribute sets this reader keeps per instrument. The SDK's default (2000) would fold
    * host types beyond it into an overflow series, so the reader asks for enough to hold thousands of host types.
    * @default 100000
@@ -65,11 +77,19 @@ export interface LegacyMetricsReaderOptions {
    */
   histogramMaxBuckets?: number;
   /**
-   * The clock, in milliseconds since the epoch.
+   * The wall clock, in milliseconds since the epoch: it stamps what is served (the snapshot's
+   * time). When `monotonicNow` is not given, it also drives the window.
    * @deprecated For tests only: production code uses the default.
    * @default Date.now
    */
   now?: () => number;
+  /**
+   * The clock the window's slots and `ms_since_reset` advance on, in milliseconds: it must
+   * never step, whatever the wall clock does (NTP corrections, a VM resumed).
+   * @deprecated For tests only: production code uses the default.
+   * @default `now` when that is given, else `performance.timeOrigin + performance.now()`
+   */
+  monotonicNow?: () => number;
 }
 
 /** The options with every default applied. */
@@ -80,9 +100,11 @@ export interface ResolvedReaderOptions {
   readonly windowMs: number;
   readonly slotMs: number;
   readonly legacyName: LegacyNameFunction | undefined;
+  readonly meters: MeterFilter;
   readonly cardinalityLimit: number;
   readonly histogramMaxBuckets: number;
   readonly now: () => number;
+  readonly monotonicNow: () => number;
 }
 
 /** The defaults of {@link LegacyMetricsReaderOptions}, shared by the reader, tests and examples. */
@@ -93,6 +115,7 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   windowMs: 60_000,
   slotMs: 1_000,
   legacyName: undefined,
+  meters: Object.freeze({ include: undefined, exclude: Object.freeze([]) }),
   cardinalityLimit: 100_000,
   histogramMaxBuckets: 160,
 } as const);
@@ -104,10 +127,17 @@ const KNOWN_OPTIONS = [
   'windowMs',
   'slotMs',
   'legacyName',
+  'meters',
   'cardinalityLimit',
   'histogramMaxBuckets',
   'now',
+  'monotonicNow',
 ];
+
+/** A clock that never steps: the process's start time plus the monotonic time since. */
+function steadyNow(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 function nameList(path: string, value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
@@ -153,6 +183,8 @@ export function resolveReaderOptions(
   );
   if (histogramMaxBuckets < 2)
     invalidOption(at('histogramMaxBuckets'), histogramMaxBuckets, 'at least 2');
+  // A test's clock drives the window too, unless the test gives the window a clock of its own.
+  const now = functionOption<() => number>(at('now'), options.now);
   return Object.freeze({
     hostTypes:
       nameList(at('hostTypes'), options.hostTypes) ??
@@ -174,7 +206,12 @@ export function resolveReaderOptions(
       options.cardinalityLimit,
       DEFAULT_READER_OPTIONS.cardinalityLimit
     ),
+    meters: MeterFilter.resolve(at('meters'), options.meters),
     histogramMaxBuckets,
-    now: functionOption<() => number>(at('now'), options.now) ?? Date.now,
+    now: now ?? Date.now,
+    monotonicNow:
+      functionOption<() => number>(at('monotonicNow'), options.monotonicNow) ??
+      now ??
+      steadyNow,
   });
 }

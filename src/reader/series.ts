@@ -1,14 +1,7 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
-import {
-  COUNTER_FIELDS,
-  SPIRAL_FIELDS,
-  SUMMED_VALUE_FIELDS,
-  type LegacyValue,
-  type MetricKind,
-} from '../snapshot/legacyValues';
+import type { MetricKind } from '../snapshot/legacyValues';
 import {
   emptyAggregate,
-  histogramValue,
   mergeInto,
   WindowedHistogram,
   type HistogramAggregate,
@@ -62,9 +55,15 @@ export class NameTotals implements Recorded<HistogramAggregate> {
 
   constructor(
     readonly kind: MetricKind,
-    readonly integer: boolean,
+    /**
+     * Served as integers: true while every instrument that feeds the name is integer-valued.
+     * Only ever turns false, when a floating-point instrument joins.
+     */
+    public integer: boolean,
     /** The generation in which the name appeared. */
-    readonly since: number
+    readonly since: number,
+    /** The instrument that gave the name first, for warnings: `counter "sent" of meter "app"`. */
+    readonly origin: string
   ) {
     this.shared = kind === 'histogram' ? emptyAggregate() : undefined;
   }
@@ -114,8 +113,8 @@ export abstract class Series<R = unknown> implements Recorded<R> {
   constructor(
     /** What the series shares with every series of its name. */
     readonly totals: NameTotals,
-    /** When the reader first saw the series: `ms_since_reset` counts from here. */
-    readonly createdAtMs: number,
+    /** When the reader first saw the series, on the monotonic clock: `ms_since_reset` counts from here. */
+    readonly createdAtMonotonicMs: number,
     /** The generation in which the series appeared: older snapshots do not show it. */
     readonly since: number,
     /** Where its record is in the record table. */
@@ -150,11 +149,11 @@ export class SpiralSeries extends Series<SpiralRecord> {
 
   constructor(
     totals: NameTotals,
-    createdAtMs: number,
+    createdAtMonotonicMs: number,
     since: number,
     index: number
   ) {
-    super(totals, createdAtMs, since, index);
+    super(totals, createdAtMonotonicMs, since, index);
   }
 
   /** Adds a non-zero delta to `slot`. Returns true when the slot had no data yet, i.e. its expiry must be scheduled. */
@@ -189,36 +188,68 @@ export class SpiralSeries extends Series<SpiralRecord> {
   }
 }
 
-/** UpDownCounter and Gauge kinds: the exact value and the ms since the series was created. */
+/**
+ * UpDownCounter and Gauge kinds: the exact value and the ms since the series was created. The
+ * value is the sum of the increases added (up-down counters) and of the last value of each
+ * source (gauges, observable up-down counters: one source per attribute set and instrument), so
+ * that every series that shares a name combines by the same rule, a sum, whatever its kind.
+ */
 export class ValueSeries extends Series<number> {
-  private _value = 0;
+  private _added = 0;
+  private _addedAny = false;
+  private readonly _lastValues: number[] = [];
 
   constructor(
     readonly kind: 'counter' | 'gauge',
     totals: NameTotals,
-    createdAtMs: number,
+    createdAtMonotonicMs: number,
     since: number,
     index: number
   ) {
-    super(totals, createdAtMs, since, index);
+    super(totals, createdAtMonotonicMs, since, index);
   }
 
-  /** Takes the value as reported (a gauge's last value). Returns whether it changed. */
-  set(value: number): boolean {
-    if (Object.is(value, this._value)) return false;
-    this._value = value;
+  /** A new source of last values, which counts 0 until it reports. */
+  source(): ValueSource {
+    this._lastValues.push(0);
+    return new ValueSource(this, this._lastValues.length - 1);
+  }
+
+  /** Takes a source's value as reported. Returns whether it changed. */
+  set(at: number, value: number): boolean {
+    if (Object.is(value, this._lastValues[at])) return false;
+    this._lastValues[at] = value;
     return true;
   }
 
   /** Adds a finite delta (an up-down counter's). Returns whether the value changed. */
   add(delta: number): boolean {
     if (delta === 0) return false;
-    this._value += delta;
+    this._added += delta;
+    this._addedAny = true;
     return true;
   }
 
   publish(): number {
-    return this._value;
+    // Summed afresh, in the sources' order: a running difference would drift, and keep NaN for good.
+    const values = this._lastValues;
+    if (values.length === 0) return this._added;
+    let value = values[0]!;
+    for (let i = 1; i < values.length; i++) value += values[i]!;
+    return this._addedAny ? value + this._added : value;
+  }
+}
+
+/** One source of last values of a {@link ValueSeries}: what an attribute set of a gauge binds to. */
+export class ValueSource {
+  constructor(
+    readonly series: ValueSeries,
+    private readonly _at: number
+  ) {}
+
+  /** Takes the value as reported, exactly. Returns whether the series' value changed. */
+  set(value: number): boolean {
+    return this.series.set(this._at, value);
   }
 }
 
@@ -229,11 +260,11 @@ export class HistogramSeries extends Series<HistogramRecord> {
 
   constructor(
     totals: NameTotals,
-    createdAtMs: number,
+    createdAtMonotonicMs: number,
     since: number,
     index: number
   ) {
-    super(totals, createdAtMs, since, index);
+    super(totals, createdAtMonotonicMs, since, index);
     this.window = new WindowedHistogram(totals.shared);
   }
 
@@ -249,112 +280,4 @@ export class HistogramSeries extends Series<HistogramRecord> {
   publish(): HistogramRecord {
     return this.window.record();
   }
-}
-
-/** The age `ms_since_reset` reports, at snapshot time `nowMs`. */
-function age(series: Series, nowMs: number): number {
-  return Math.max(0, Math.round(nowMs - series.createdAtMs));
-}
-
-/**
- * The value of the series served under one name of a group (one, or the domains of a host
- * type), as `read` gives their records: exact sums, or merged histograms.
- */
-export function combinedValue(
-  members: readonly Series[],
-  read: RecordReader,
-  nowMs: number
-): LegacyValue {
-  const first = members[0]!;
-  const integer = first.integer;
-  switch (first.kind) {
-    case 'spiral': {
-      let count = 0;
-      let one = 0;
-      for (const member of members) {
-        const record = read(member as SpiralSeries);
-        count += record.count;
-        one += record.one;
-      }
-      return { names: SPIRAL_FIELDS, numbers: [count, one], integer };
-    }
-    case 'counter':
-    case 'gauge': {
-      let value = 0;
-      let oldest = 0;
-      for (const member of members) {
-        value += read(member as ValueSeries);
-        oldest = Math.max(oldest, age(member, nowMs));
-      }
-      return { names: COUNTER_FIELDS, numbers: [value, oldest], integer };
-    }
-    case 'histogram': {
-      if (members.length === 1)
-        return read(first as HistogramSeries).value(integer);
-      const merged = emptyAggregate();
-      for (const member of members)
-        mergeInto(merged, read(member as HistogramSeries).aggregate);
-      return histogramValue(merged, integer);
-    }
-  }
-}
-
-/** What `/all/:name` serves, from the records of `members` (every series of the name visible to the snapshot). */
-export function totalValue(
-  totals: NameTotals,
-  members: readonly Series[],
-  read: RecordReader
-): LegacyValue {
-  const integer = totals.integer;
-  switch (totals.kind) {
-    case 'spiral': {
-      const { numbers } = combinedValue(members, read, 0);
-      return { names: SPIRAL_FIELDS, numbers, integer };
-    }
-    case 'counter':
-    case 'gauge': {
-      let value = 0;
-      for (const member of members) value += read(member as ValueSeries);
-      return { names: SUMMED_VALUE_FIELDS, numbers: [value], integer };
-    }
-    case 'histogram':
-      return histogramValue(mergedHistogram(totals, members, read), integer);
-  }
-}
-
-/**
- * Every member's window merged, as merging them one by one into an empty aggregate gives:
- * the scale of the coarsest non-empty window, the buckets summed at that scale. The buckets
- * come from the name's published sum; the few scalars are summed here, in member order.
- */
-function mergedHistogram(
-  totals: NameTotals,
-  members: readonly Series[],
-  read: RecordReader
-): HistogramAggregate {
-  let scale = Infinity;
-  let count = 0;
-  let sum = 0;
-  let zeroCount = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (const member of members) {
-    const window = read(member as HistogramSeries).summary;
-    if (window.count === 0) continue;
-    scale = Math.min(scale, window.scale);
-    count += window.count;
-    sum += window.sum;
-    zeroCount += window.zeroCount;
-    min = Math.min(min, window.min);
-    max = Math.max(max, window.max);
-  }
-  if (count === 0) return emptyAggregate();
-  const buckets = read(totals);
-  if (buckets.scale === scale)
-    return { ...buckets, scale, count, sum, zeroCount, min, max };
-  // Not reached while publishing keeps the sum at the coarsest member's scale; merging is the fallback.
-  const merged = emptyAggregate();
-  for (const member of members)
-    mergeInto(merged, read(member as HistogramSeries).aggregate);
-  return merged;
 }

@@ -29,7 +29,7 @@ export interface SortedNames {
 export interface SnapshotContent {
   /** Increases by one per published content. */
   readonly generation: number;
-  /** The time the content stands for: `ms_since_reset` is measured to it. */
+  /** The wall-clock time the content stands for, in ms since the epoch. */
   readonly timeMs: number;
   readonly allMetricsAreGlobal: boolean;
   /** The sorted names of a variant. */
@@ -79,7 +79,7 @@ export class Snapshot {
     return this._content.generation;
   }
 
-  /** The time the snapshot stands for: `ms_since_reset` is measured to it. */
+  /** The wall-clock time the snapshot stands for, in ms since the epoch. */
   get timeMs(): number {
     return this._content.timeMs;
   }

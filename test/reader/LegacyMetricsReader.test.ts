@@ -369,7 +369,8 @@ describe('LegacyMetricsReader', () => {
         metric: { count: 1, one: 1 },
       });
       expect(warnings).toEqual([
-        'LegacyMetricsReader: legacy name same is used by a spiral and a gauge; the gauge is left out',
+        'LegacyMetricsReader: legacy name same is given by instrument a of meter "m" (a spiral) and by instrument b of meter "m" (a gauge); ' +
+          'the first registered is served, and the gauge is left out of that name',
       ]);
     });
   });

@@ -91,7 +91,7 @@ describe('LegacyMetricsReader under faults', () => {
       });
       expect(read(rig.reader, 'metrics/host_type/bad').status).toBe(404);
       const message =
-        'LegacyMetricsReader: legacyName threw for instrument sent (no name for bad); ' +
+        'LegacyMetricsReader: legacyName threw for instrument sent of meter "m" (no name for bad); ' +
         'the data of {"host_type":"bad"} is left out of this tick';
       expect(warnings()).toEqual([
         { code: WARNING_CODES.seriesFault, message },
@@ -244,7 +244,7 @@ describe('LegacyMetricsReader under faults', () => {
         {
           code: WARNING_CODES.seriesFault,
           message:
-            'LegacyMetricsReader: instrument u reported an increase of NaN; the increases that are not finite numbers are left out (this one for {})',
+            'LegacyMetricsReader: instrument u of meter "m" reported an increase of NaN; the increases that are not finite numbers are left out (this one for {})',
         },
       ]);
     });

@@ -21,6 +21,18 @@ describe('resolveReaderOptions', () => {
     expect(resolved.now).toBe(Date.now);
   });
 
+  it('should drive the window with a monotonic clock, or with the test clock when only `now` is given', () => {
+    const steady = resolveReaderOptions().monotonicNow;
+    expect(steady).not.toBe(Date.now);
+    expect(Math.abs(steady() - Date.now())).toBeLessThan(60_000);
+    const now = (): number => 5;
+    expect(resolveReaderOptions({ now }).monotonicNow).toBe(now);
+    const monotonicNow = (): number => 7;
+    expect(resolveReaderOptions({ now, monotonicNow }).monotonicNow).toBe(
+      monotonicNow
+    );
+  });
+
   it('should keep 0-like values given on purpose rather than default them', () => {
     expect(
       resolveReaderOptions({ allMetricsAreGlobal: false, hostTypes: [] })
@@ -66,6 +78,7 @@ describe('resolveReaderOptions', () => {
       'allMetricsAreGlobal: found "yes", expected a boolean',
     ],
     [{ legacyName: 'x' }, 'legacyName: found "x", expected a function'],
+    [{ monotonicNow: 1 }, 'monotonicNow: found 1, expected a function'],
     [
       { cardinalityLimit: 0 },
       'cardinalityLimit: found 0, expected a positive integer',
@@ -76,11 +89,11 @@ describe('resolveReaderOptions', () => {
     ],
     [
       { host_types: ['a'] },
-      'host_types: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, cardinalityLimit, histogramMaxBuckets, now (did you mean hostTypes?)',
+      'host_types: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, meters, cardinalityLimit, histogramMaxBuckets, now, monotonicNow (did you mean hostTypes?)',
     ],
     [
       { colour: 'blue' },
-      'colour: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, cardinalityLimit, histogramMaxBuckets, now',
+      'colour: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, meters, cardinalityLimit, histogramMaxBuckets, now, monotonicNow',
     ],
   ])('should reject %j', (options, message) => {
     expect(() => resolveReaderOptions(options as never)).toThrow(

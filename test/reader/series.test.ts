@@ -3,20 +3,13 @@ import {
   NameTotals,
   SpiralSeries,
   ValueSeries,
-  combinedValue,
-  totalValue,
-  type Recorded,
-  type RecordReader,
 } from '../../src/reader/series';
-
-/** Reads each series' freshly published working state. */
-const current: RecordReader = <R>(cell: Recorded<R>): R => cell.publish();
 
 describe('SpiralSeries', () => {
   describe('add', () => {
     it('should count since start and keep `one` to the window', () => {
       const spiral = new SpiralSeries(
-        new NameTotals('spiral', true, 1),
+        new NameTotals('spiral', true, 1, 'test'),
         0,
         1,
         0
@@ -31,7 +24,7 @@ describe('SpiralSeries', () => {
   describe('expireThrough', () => {
     it('should drop slots up to and including the given one', () => {
       const spiral = new SpiralSeries(
-        new NameTotals('spiral', true, 1),
+        new NameTotals('spiral', true, 1, 'test'),
         0,
         1,
         0
@@ -47,7 +40,7 @@ describe('SpiralSeries', () => {
 
     it('should leave no float residue, nor NaN, in `one` when slots leave', () => {
       const spiral = new SpiralSeries(
-        new NameTotals('spiral', false, 1),
+        new NameTotals('spiral', false, 1, 'test'),
         0,
         1,
         0
@@ -68,7 +61,7 @@ describe('SpiralSeries', () => {
   describe('publish', () => {
     it('should make a new record, leaving the previous one as it was', () => {
       const spiral = new SpiralSeries(
-        new NameTotals('spiral', true, 1),
+        new NameTotals('spiral', true, 1, 'test'),
         0,
         1,
         0
@@ -83,20 +76,43 @@ describe('SpiralSeries', () => {
 });
 
 describe('ValueSeries', () => {
-  describe('set', () => {
-    it('should keep the exact last value, NaN and infinities included', () => {
+  describe('source', () => {
+    it('should keep the exact last value of a lone source, NaN and infinities included', () => {
       const gauge = new ValueSeries(
         'gauge',
-        new NameTotals('gauge', false, 1),
+        new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
         0
       );
+      const source = gauge.source();
       for (const value of [NaN, 12.5, Infinity, 1e17, 1, -0]) {
-        gauge.set(value);
+        source.set(value);
         expect(Object.is(gauge.publish(), value)).toBe(true);
       }
-      expect(gauge.set(-0)).toBe(false);
+      expect(source.set(-0)).toBe(false);
+    });
+
+    it("should serve the sum of every source's last value and of the increases, summed afresh", () => {
+      const gauge = new ValueSeries(
+        'gauge',
+        new NameTotals('gauge', false, 1, 'test'),
+        0,
+        1,
+        0
+      );
+      const a = gauge.source();
+      const b = gauge.source();
+      a.set(10);
+      b.set(5);
+      expect(gauge.publish()).toBe(15);
+      // Replacing a value many times leaves no residue: the sum is taken from the values as they are.
+      for (let i = 0; i < 1000; i++) a.set(0.1 * i);
+      a.set(0.1);
+      b.set(0.2);
+      expect(gauge.publish()).toBe(0.1 + 0.2);
+      gauge.add(3);
+      expect(gauge.publish()).toBe(0.1 + 0.2 + 3);
     });
   });
 
@@ -104,7 +120,7 @@ describe('ValueSeries', () => {
     it('should add increases to the exact total', () => {
       const counter = new ValueSeries(
         'counter',
-        new NameTotals('counter', true, 1),
+        new NameTotals('counter', true, 1, 'test'),
         0,
         1,
         0
@@ -121,7 +137,7 @@ describe('HistogramSeries', () => {
   describe('publish', () => {
     it('should serve all zeros when nothing was recorded in the window', () => {
       const histogram = new HistogramSeries(
-        new NameTotals('histogram', true, 1),
+        new NameTotals('histogram', true, 1, 'test'),
         0,
         1,
         0
@@ -143,35 +159,6 @@ describe('HistogramSeries', () => {
         numbers: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         integer: true,
       });
-    });
-  });
-});
-
-describe('combinedValue', () => {
-  it('should sum the exact values of spirals of several domains', () => {
-    const totals = new NameTotals('spiral', true, 1);
-    const a = new SpiralSeries(totals, 0, 1, 0);
-    const b = new SpiralSeries(totals, 0, 1, 1);
-    a.add(1, 2);
-    b.add(1, 5);
-    expect(combinedValue([a, b], current, 0).numbers).toEqual([7, 7]);
-  });
-
-  it('should sum gauges before anything is sanitised, and report the oldest age', () => {
-    const totals = new NameTotals('gauge', false, 1);
-    const a = new ValueSeries('gauge', totals, 100, 1, 0);
-    const b = new ValueSeries('gauge', totals, 500, 1, 1);
-    a.set(1e308);
-    b.set(1e308);
-    expect(combinedValue([a, b], current, 1_000)).toEqual({
-      names: ['value', 'ms_since_reset'],
-      numbers: [Infinity, 900],
-      integer: false,
-    });
-    expect(totalValue(totals, [a, b], current)).toEqual({
-      names: ['value'],
-      numbers: [Infinity],
-      integer: false,
     });
   });
 });

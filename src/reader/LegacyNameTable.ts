@@ -1,0 +1,60 @@
+import { WARNING_CODES, type WarnOnce } from '../warnings';
+import type { InstrumentState } from './instruments';
+import { describeInstrument } from './LegacyNamer';
+import type { RecordTableEditor } from './RecordTable';
+import { NameTotals } from './series';
+
+const KIND_ARTICLE = {
+  spiral: 'a spiral',
+  counter: 'a counter',
+  gauge: 'a gauge',
+  histogram: 'a histogram',
+} as const;
+
+/**
+ * The legacy names served, each with what its series share. A name belongs to the kind of the
+ * first instrument that gave it: the series of one kind combine by one rule, those of two kinds
+ * cannot, so an instrument of another kind is refused the name, never mixed in.
+ */
+export class LegacyNameTable {
+  /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
+  readonly totals = new Map<string, NameTotals>();
+
+  constructor(
+    private readonly _records: RecordTableEditor,
+    private readonly _warnings: WarnOnce
+  ) {}
+
+  /**
+   * What every series of `name` shares, for a series of `instrument`; `null` when an instrument
+   * of another kind has the name, with one warning naming both.
+   * @param gen the generation of the tick under way
+   */
+  claim(
+    instrument: InstrumentState,
+    name: string,
+    gen: number
+  ): NameTotals | null {
+    const origin = `${describeInstrument(instrument)} (${KIND_ARTICLE[instrument.kind]})`;
+    let totals = this.totals.get(name);
+    if (totals === undefined) {
+      totals = new NameTotals(instrument.kind, instrument.integer, gen, origin);
+      if (totals.kind === 'histogram')
+        totals.index = this._records.push(totals.publish());
+      this.totals.set(name, totals);
+      return totals;
+    }
+    if (totals.kind !== instrument.kind) {
+      this._warnings.warn(
+        `clash:${name}:${origin}`,
+        WARNING_CODES.seriesLeftOut,
+        `LegacyMetricsReader: legacy name ${name} is given by ${totals.origin} and by ${origin}; ` +
+          `the first registered is served, and the ${instrument.kind} is left out of that name`
+      );
+      return null;
+    }
+    // A name is served as integers only while every instrument that feeds it is.
+    if (!instrument.integer) totals.integer = false;
+    return totals;
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The instruments the reader has seen, by meter (instrumentation scope) and name, and what each
+ * of their attribute sets feeds. Decisions are taken once: whether a meter is served when it
+ * first reports, an instrument's kind when it first reports, an attribute set's series when it
+ * first appears. A tick then costs a lookup per scope, per instrument and per data point.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import {
+  AggregationTemporality,
+  DataPointType,
+  InstrumentType,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
+import { HOST_TYPE_ATTRIBUTE } from '../attributes';
+import type { MetricKind } from '../snapshot/legacyValues';
+import type { MeterFilter, MeterScope } from './meterSelection';
+import { attributeText } from './naming';
+import type { Series, ValueSource } from './series';
+
+/** ValueType.INT of `@opentelemetry/api`, without a runtime import of the enum. */
+const VALUE_TYPE_INT = 0;
+const OBSERVABLE_TYPES: ReadonlySet<string> = new Set([
+  InstrumentType.OBSERVABLE_COUNTER,
+  InstrumentType.OBSERVABLE_GAUGE,
+  InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
+]);
+
+/**
+ * What an attribute set of one instrument feeds, resolved once: a series its increases are
+ * added to, a source of last values of its own in a series, or `null`: left out for good.
+ */
+export type Binding = Series | ValueSource | null;
+
+/** One instrument of one meter. */
+export interface InstrumentState {
+  readonly name: string;
+  readonly kind: MetricKind;
+  readonly integer: boolean;
+  readonly scope: MeterScope;
+  /** Reported by callbacks, which a collection with a time limit can leave out. */
+  readonly observable: boolean;
+  /** Reports last values (gauges, observable up-down counters), not increases. */
+  readonly lastValue: boolean;
+  /** The last tick generation that brought data points of the instrument. */
+  seenGen: number;
+  /** Fast path: the SDK hands the same attributes object back while a series stays active. */
+  readonly byIdentity: WeakMap<Attributes, Binding>;
+  /** Attribute sets that hold only a string `host_type`, by that string: no key to build or keep. */
+  readonly byHostType: Map<string, Binding>;
+  /** Every other attribute set, by {@link attributesKey}. */
+  readonly byKey: Map<string, Binding>;
+}
+
+/** A served meter: its instruments by name, then by kind (a name registered twice with two kinds). */
+interface MeterState {
+  readonly scope: MeterScope;
+  readonly instruments: Map<string, InstrumentState[]>;
+}
+
+/** What becomes of an instrument the store cannot serve. */
+export type InstrumentRefusal = 'explicitBuckets';
+
+function kindOf(metric: MetricData): MetricKind | undefined {
+  switch (metric.dataPointType) {
+    case DataPointType.SUM:
+      return metric.isMonotonic ? 'spiral' : 'counter';
+    case DataPointType.GAUGE:
+      // Observable up-down counters come as cumulative last values (see LegacyMetricsReader).
+      return metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
+        ? 'counter'
+        : 'gauge';
+    case DataPointType.EXPONENTIAL_HISTOGRAM:
+      return 'histogram';
+    default:
+      return undefined;
+  }
+}
+
+/** The SDK's instrument type, which its descriptors carry at run time without declaring it. */
+function isObservable(metric: MetricData): boolean {
+  const type = (metric.descriptor as { readonly type?: unknown }).type;
+  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
+}
+
+/** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
+function attributesKey(
+  keys: readonly string[],
+  attributes: Attributes
+): string {
+  const parts: string[] = [];
+  for (const k of keys)
+    parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
+  return parts.join('');
+}
+
+/** A scope's identity: the SDK tells meters apart by name, version and schema URL. */
+function scopeKey(scope: MeterScope): string {
+  return `${scope.name}\u0000${scope.version ?? ''}\u0000${scope.schemaUrl ?? ''}`;
+}
+
+/** A scope as `legacyName` receives it: a copy of its own, without fields that are absent. */
+function scopeOf(scope: MeterScope): MeterScope {
+  const copy: { name: string; version?: string; schemaUrl?: string } = {
+    name: scope.name,
+  };
+  if (scope.version !== undefined) copy.version = scope.version;
+  if (scope.schemaUrl !== undefined) copy.schemaUrl = scope.schemaUrl;
+  return Object.freeze(copy);
+}
+
+/** Every instrument seen, by meter; `null` for a meter the legacy API does not serve. */
+export class InstrumentRegistry {
+  private readonly _meters = new Map<string, MeterState | null>();
+
+  constructor(private readonly _filter: MeterFilter) {}
+
+  /** The state of a served meter; `null` when the legacy API leaves it out (decided once). */
+  meter(scope: MeterScope): MeterState | null {
+    const key = scopeKey(scope);
+    let state = this._meters.get(key);
+    if (state === undefined) {
+      state = this._filter.serves(scope.name)
+        ? { scope: scopeOf(scope), instruments: new Map() }
+        : null;
+      this._meters.set(key, state);
+    }
+    return state;
+  }
+
+  /**
+   * The instrument of `meter` a metric comes from, registered on first sight; a refusal when
+   * its aggregation cannot be served. One name with two kinds in one meter is two instruments.
+   */
+  instrument(
+    meter: MeterState,
+    metric: MetricData
+  ): InstrumentState | InstrumentRefusal {
+    const name = metric.descriptor.name;
+    const kind = kindOf(metric);
+    if (kind === undefined) return 'explicitBuckets';
+    let list = meter.instruments.get(name);
+    if (list === undefined) {
+      list = [];
+      meter.instruments.set(name, list);
+    }
+    for (const known of list) if (known.kind === kind) return known;
+    const state: InstrumentState = {
+      name,
+      kind,
+      integer: metric.descriptor.valueType === VALUE_TYPE_INT,
+      scope: meter.scope,
+      observable: isObservable(metric),
+      lastValue: metric.dataPointType === DataPointType.GAUGE,
+      seenGen: 0,
+      byIdentity: new WeakMap(),
+      byHostType: new Map(),
+      byKey: new Map(),
+    };
+    list.push(state);
+    return state;
+  }
+
+  /**
+   * The binding of an attribute set, made by `bind` on first sight. `bind` returns undefined
+   * for a failure of this tick only: nothing is remembered, and the next tick asks again.
+   */
+  binding(
+    instrument: InstrumentState,
+    attributes: Attributes,
+    bind: () => Binding | undefined
+  ): Binding | undefined {
+    const cached = instrument.byIdentity.get(attributes);
+    if (cached !== undefined) return cached;
+    const keys = Object.keys(attributes).sort();
+    const hostType = attributes[HOST_TYPE_ATTRIBUTE];
+    const byHostType =
+      keys.length === 1 &&
+      keys[0] === HOST_TYPE_ATTRIBUTE &&
+      typeof hostType === 'string';
+    const map = byHostType ? instrument.byHostType : instrument.byKey;
+    const key = byHostType ? hostType : attributesKey(keys, attributes);
+    let binding = map.get(key);
+    if (binding === undefined) {
+      binding = bind();
+      if (binding === undefined) return undefined;
+      map.set(key, binding);
+    }
+    instrument.byIdentity.set(attributes, binding);
+    return binding;
+  }
+
+  /**
+   * The meters of the observable instruments that reported before but brought nothing in the
+   * tick of generation `gen`: where a callback that ran out of time is to be looked for.
+   */
+  silentObservableMeters(gen: number): string[] {
+    const meters = new Set<string>();
+    for (const meter of this._meters.values()) {
+      if (meter === null) continue;
+      for (const list of meter.instruments.values())
+        for (const instrument of list)
+          if (instrument.observable && instrument.seenGen < gen)
+            meters.add(meter.scope.name);
+    }
+    return [...meters].sort();
+  }
+
+  /**
+   * Whether the instrument `name` of meter `scope` brought data points in the tick of
+   * generation `gen`. A meter the legacy API leaves out is not looked into: it counts as having.
+   */
+  reported(scope: MeterScope, name: string, gen: number): boolean {
+    const meter = this._meters.get(scopeKey(scope));
+    if (meter === null) return true;
+    return (
+      meter?.instruments.get(name)?.some(state => state.seenGen === gen) ??
+      false
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import { combinedValue, totalValue } from '../../src/reader/combining';
+import {
+  NameTotals,
+  SpiralSeries,
+  ValueSeries,
+  type Recorded,
+  type RecordReader,
+} from '../../src/reader/series';
+
+/** Reads each series' freshly published working state. */
+const current: RecordReader = <R>(cell: Recorded<R>): R => cell.publish();
+
+describe('combinedValue', () => {
+  it('should sum the exact values of spirals of several domains', () => {
+    const totals = new NameTotals('spiral', true, 1, 'test');
+    const a = new SpiralSeries(totals, 0, 1, 0);
+    const b = new SpiralSeries(totals, 0, 1, 1);
+    a.add(1, 2);
+    b.add(1, 5);
+    expect(combinedValue([a, b], current, 0).numbers).toEqual([7, 7]);
+  });
+
+  it('should sum gauges before anything is sanitised, and report the oldest age', () => {
+    const totals = new NameTotals('gauge', false, 1, 'test');
+    const a = new ValueSeries('gauge', totals, 100, 1, 0);
+    const b = new ValueSeries('gauge', totals, 500, 1, 1);
+    a.source().set(1e308);
+    b.source().set(1e308);
+    expect(combinedValue([a, b], current, 1_000)).toEqual({
+      names: ['value', 'ms_since_reset'],
+      numbers: [Infinity, 900],
+      integer: false,
+    });
+    expect(totalValue(totals, [a, b], current)).toEqual({
+      names: ['value'],
+      numbers: [Infinity],
+      integer: false,
+    });
+  });
+});

@@ -258,7 +258,7 @@ class TermListenerReader {
       if (!known.includes(name)) {
         this._failAt(
           option,
-          `unknown option ${printAtom(name)}${within}`,
+          `unknown option ${shorten(printAtom(name))}${within}`,
           expectedOneOf(name, known)
         );
       }

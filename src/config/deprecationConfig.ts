@@ -16,7 +16,7 @@ import {
   parseDuration,
   parseInstant,
 } from './instants';
-import { printTerm } from './termPrinter';
+import { renderTerm } from './termPrinter';
 
 export { formatInstant, parseDuration, parseInstant } from './instants';
 
@@ -412,7 +412,7 @@ export function readTermDeprecation(
         : undefined) ??
       nodes.get(problem.path) ??
       node;
-    const rendered = shorten(printTerm(at));
+    const rendered = renderTerm(at);
     const expected =
       problem.path === ''
         ? 'a list of {Name, Value} options with at least {since, Date}'

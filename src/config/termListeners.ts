@@ -29,7 +29,7 @@ import {
   type TermPosition,
   type TupleNode,
 } from './termParser';
-import { printAtom, printTerm } from './termPrinter';
+import { printAtom, renderTerm } from './termPrinter';
 import {
   CONFIG_DEFAULTS,
   KNOWN_HANDLERS,
@@ -439,5 +439,5 @@ function placeOf(at: TermPosition): string {
 }
 
 function render(node: TermNode): string {
-  return shorten(printTerm(node));
+  return renderTerm(node);
 }

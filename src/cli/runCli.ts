@@ -4,6 +4,7 @@ import {
   loadLegacyApiConfig,
   parseLegacyApiConfig,
 } from '../config/loadLegacyApiConfig';
+import { readConfigStream } from '../config/readConfigText';
 import { LegacyApiError } from '../errors';
 import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
 import { describeConfig, requireLegacyApiListener } from './checkConfigCommand';
@@ -25,7 +26,7 @@ export interface CliIo {
   out(line: string): void;
   /** Prints one line of diagnostics. */
   err(line: string): void;
-  /** All of standard input, for `check-config -`. */
+  /** All of standard input, for `check-config -`, up to MAX_CONFIG_BYTES (4 MiB). */
   readStdin(): Promise<string>;
 }
 
@@ -212,17 +213,10 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   compare: (args, io) => compareCommand(args, io.out),
 };
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  stream.setEncoding('utf8');
-  for await (const chunk of stream) text += chunk as string;
-  return text;
-}
-
 const PROCESS_IO: CliIo = {
   out: line => process.stdout.write(`${line}\n`),
   err: line => process.stderr.write(`${line}\n`),
-  readStdin: () => readAll(process.stdin),
+  readStdin: () => readConfigStream(process.stdin, STDIN_NAME),
 };
 
 /**

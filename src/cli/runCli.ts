@@ -76,8 +76,8 @@ Options:
 const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
 
 Validates the legacy metrics API listeners of a messaging server configuration FILE (TOML or
-the older Erlang-term form; - reads standard input) and prints each listener with the settings
-in effect. Exits 0 when the file is valid and a listener serves the legacy metrics API, 2 with
+the older Erlang-term form, at most 4 MiB; - reads standard input) and prints each listener
+with the settings in effect. Exits 0 when the file is valid and a listener serves the legacy metrics API, 2 with
 a one-line message naming the place at fault when it is not.
 
 Options:

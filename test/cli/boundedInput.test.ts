@@ -11,9 +11,14 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const MB = 1024 * 1024;
-/** Prints the process's peak resident size (kB) as the last line of stderr. */
-const REPORT_PEAK =
-  "data:text/javascript,process.on('exit',()=>process.stderr.write('maxRSS '+process.resourceUsage().maxRSS+'\\n'))";
+/**
+ * Prints the process's peak resident size (kB) as the last line of stderr: VmHWM, which, unlike
+ * getrusage's maxRSS, starts afresh at exec instead of keeping the peak of the forking test runner.
+ */
+const REPORT_PEAK = `data:text/javascript,${encodeURIComponent(
+  "import { readFileSync } from 'node:fs';" +
+    "process.on('exit', () => process.stderr.write('peak ' + /VmHWM:\\s*(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1] + '\\n'));"
+)}`;
 
 interface Outcome {
   code: number | null;
@@ -67,7 +72,7 @@ function runCapped(
     child.on('error', fail);
     child.on('close', code => {
       const elapsedMs = performance.now() - started;
-      const peak = /maxRSS (\d+)\n$/.exec(stderr);
+      const peak = /peak (\d+)\n$/.exec(stderr);
       done({
         code,
         stdout,

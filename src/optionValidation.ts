@@ -8,6 +8,9 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { InvalidOptionError } from './errors';
+import { expectedOneOf } from './nameSuggestion';
+
+export { expectedOneOf } from './nameSuggestion';
 
 /** What each common kind of option should have been. */
 export const EXPECTED_OPTION = Object.freeze({
@@ -33,6 +36,16 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object' && value !== null) return 'an object';
   return String(value);
+}
+
+/** The longest rendering of a found value or name before a message cuts it. */
+export const MAX_RENDERED_LENGTH = 60;
+
+/** Cuts a long rendering so a message stays on one screen line. */
+export function shorten(rendered: string): string {
+  return rendered.length <= MAX_RENDERED_LENGTH
+    ? rendered
+    : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
 }
 
 /** `base.key`, or `key` at the top. */
@@ -79,7 +92,7 @@ export function checkOptionObject(
   if (!isPlainObject(value)) invalidOption(path, value, expected);
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
-    unknownOption(optionPath(path, key), expectedOneOf(key, known));
+    unknownOption(optionPath(path, shorten(key)), expectedOneOf(key, known));
   }
 }
 
@@ -216,81 +229,6 @@ export function normalizePrefix(prefix: string): string {
   return prefix.length > 1 && prefix.endsWith('/')
     ? prefix.slice(0, -1)
     : prefix;
-}
-
-/**
- * `one of a, b, c (did you mean b?)`: the allowed names, and the closest one when the
- * name found looks like a typo of it. `allowed` is shown as given (quote it first if wanted).
- */
-export function expectedOneOf(
-  found: string,
-  allowed: readonly string[],
-  show: (name: string) => string = n => n
-): string {
-  const list =
-    allowed.length === 1
-      ? show(allowed[0]!)
-      : allowed.length === 2
-        ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
-        : `one of ${allowed.map(show).join(', ')}`;
-  const guess = closestName(found, allowed);
-  return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
-}
-
-/**
- * The allowed name closest to `found`, if it is within two edits and within a third of
- * its own length (so `x` does not suggest `a`). Quotes around allowed names are ignored.
- */
-function closestName(
-  found: string,
-  allowed: readonly string[]
-): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const name of allowed) {
-    const bare = name.replace(QUOTES, '');
-    // Case and underscores aside, so `all_metrics_are_global` finds `allMetricsAreGlobal`.
-    const distance = editDistance(simplify(found), simplify(bare));
-    if (
-      distance < bestDistance &&
-      distance <= Math.min(2, Math.floor(bare.length / 3))
-    ) {
-      best = name;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-const QUOTES = /^"|"$/g;
-const UNDERSCORES = /_/g;
-
-function simplify(name: string): string {
-  return name.toLowerCase().replace(UNDERSCORES, '');
-}
-
-/** Edit distance where swapping two neighbours counts as one edit (`hots` → `host`). */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) {
-    rows.push([i]);
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        rows[0]![j] = j;
-        continue;
-      }
-      const substitution = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(
-        rows[i - 1]![j]! + 1,
-        rows[i]![j - 1]! + 1,
-        rows[i - 1]![j - 1]! + substitution
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }
 
 const LOOPBACK = new BlockList();

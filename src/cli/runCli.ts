@@ -4,6 +4,7 @@ import {
   loadLegacyApiConfig,
   parseLegacyApiConfig,
 } from '../config/loadLegacyApiConfig';
+import { readConfigStream } from '../config/readConfigText';
 import { LegacyApiError } from '../errors';
 import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
 import { describeConfig, requireLegacyApiListener } from './checkConfigCommand';
@@ -25,7 +26,7 @@ export interface CliIo {
   out(line: string): void;
   /** Prints one line of diagnostics. */
   err(line: string): void;
-  /** All of standard input, for `check-config -`. */
+  /** All of standard input, for `check-config -`, up to MAX_CONFIG_BYTES (4 MiB). */
   readStdin(): Promise<string>;
 }
 
@@ -75,8 +76,8 @@ Options:
 const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
 
 Validates the legacy metrics API listeners of a messaging server configuration FILE (TOML or
-the older Erlang-term form; - reads standard input) and prints each listener with the settings
-in effect. Exits 0 when the file is valid and a listener serves the legacy metrics API, 2 with
+the older Erlang-term form, at most 4 MiB; - reads standard input) and prints each listener
+with the settings in effect. Exits 0 when the file is valid and a listener serves the legacy metrics API, 2 with
 a one-line message naming the place at fault when it is not.
 
 Options:
@@ -212,17 +213,10 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   compare: (args, io) => compareCommand(args, io.out),
 };
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  stream.setEncoding('utf8');
-  for await (const chunk of stream) text += chunk as string;
-  return text;
-}
-
 const PROCESS_IO: CliIo = {
   out: line => process.stdout.write(`${line}\n`),
   err: line => process.stderr.write(`${line}\n`),
-  readStdin: () => readAll(process.stdin),
+  readStdin: () => readConfigStream(process.stdin, STDIN_NAME),
 };
 
 /**

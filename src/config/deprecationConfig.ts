@@ -9,7 +9,16 @@ import type { TomlTable, TomlValue } from 'smol-toml' with {
 import { ConfigError } from '../errors';
 import { expectedOneOf, shorten } from './listenerRules';
 import type { TermNode } from './termParser';
-import { printTerm } from './termPrinter';
+import {
+  formatInstant,
+  isRepresentableInstant,
+  MAX_INSTANT_MS,
+  parseDuration,
+  parseInstant,
+} from './instants';
+import { renderTerm } from './termPrinter';
+
+export { formatInstant, parseDuration, parseInstant } from './instants';
 
 /** One scheduled brownout: the legacy API answers 410 Gone for `duration` from `start` on. */
 export interface BrownoutOptions {
@@ -102,13 +111,6 @@ export const DEPRECATION_EXPECTED = {
   boolean: 'true or false',
 } as const;
 
-const DAY_MS = 86_400_000;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-// Years and months have no fixed length, so a window of `P1M` would be ambiguous.
-const DURATION =
-  /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:[.,]\d{1,3})?)S)?)?$/;
 const KEYS: Record<DeprecationKeyStyle, readonly string[]> = {
   camel: [
     'since',
@@ -131,43 +133,6 @@ const KEYS: Record<DeprecationKeyStyle, readonly string[]> = {
 };
 const BROWNOUT_KEYS: readonly string[] = ['start', 'duration'];
 
-/**
- * Milliseconds since the epoch of an ISO 8601 date (midnight UTC) or date-time with an offset;
- * undefined for anything else, a date that does not exist (`2026-02-30`) included.
- */
-export function parseInstant(text: string): number | undefined {
-  const date = DATE.exec(text) ?? DATE_TIME.exec(text);
-  if (date === null) return undefined;
-  const [, year, month, day, hour = '0', minute = '0', second = '0'] = date;
-  const calendar = new Date(
-    Date.UTC(Number(year), Number(month) - 1, Number(day))
-  );
-  if (
-    calendar.getUTCMonth() !== Number(month) - 1 ||
-    calendar.getUTCDate() !== Number(day) ||
-    Number(hour) > 23 ||
-    Number(minute) > 59 ||
-    Number(second) > 59
-  )
-    return undefined;
-  const ms = text.length === 10 ? calendar.getTime() : Date.parse(text);
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
-/** Milliseconds of an ISO 8601 duration of weeks, days, hours, minutes and seconds; undefined otherwise. */
-export function parseDuration(text: string): number | undefined {
-  const match = DURATION.exec(text);
-  if (match === null || text === 'P') return undefined;
-  const [, weeks = '0', days = '0', hours = '0', minutes = '0', seconds = '0'] =
-    match;
-  const ms =
-    (Number(weeks) * 7 + Number(days)) * DAY_MS +
-    Number(hours) * 3_600_000 +
-    Number(minutes) * 60_000 +
-    Math.round(Number(seconds.replace(',', '.')) * 1000);
-  return ms > 0 && Number.isSafeInteger(ms) ? ms : undefined;
-}
-
 /** The URL as the WHATWG parser writes it, when it is absolute http or https; undefined otherwise. */
 export function parseHttpUrl(text: string): string | undefined {
   if (!URL.canParse(text)) return undefined;
@@ -177,9 +142,9 @@ export function parseHttpUrl(text: string): string | undefined {
     : undefined;
 }
 
-/** `2026-06-30T00:00:00Z`: an instant as messages and listings show it. */
-export function formatInstant(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+/** A key's own value: never one inherited from Object.prototype (`constructor`, `toString`). */
+function own(value: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -222,7 +187,7 @@ export function resolveDeprecation(
   if (sunsetMs !== undefined && sunsetMs < sinceMs) {
     fail({
       path: 'sunset',
-      found: value['sunset'],
+      found: own(value, 'sunset'),
       expected: `an instant not before since (${formatInstant(sinceMs)})`,
     });
   }
@@ -230,7 +195,7 @@ export function resolveDeprecation(
   const documentation = url(value, 'documentation', fail);
   const inBand = flag(value, inBandKey, sunsetMs, fail);
   const enforceSunset = flag(value, enforceKey, sunsetMs, fail);
-  const list = value['brownouts'] ?? [];
+  const list = own(value, 'brownouts') ?? [];
   if (!Array.isArray(list)) {
     fail({
       path: 'brownouts',
@@ -249,7 +214,7 @@ export function resolveDeprecation(
     }
     checkKeys(window, `${path}.`, BROWNOUT_KEYS, fail);
     const startMs = instant(window, 'start', fail, true, `${path}.`)!;
-    const text = window['duration'];
+    const text = own(window, 'duration');
     const durationMs =
       typeof text === 'string' ? parseDuration(text) : undefined;
     if (durationMs === undefined) {
@@ -259,7 +224,15 @@ export function resolveDeprecation(
         expected: DEPRECATION_EXPECTED.duration,
       });
     }
-    return { startMs, endMs: startMs + durationMs };
+    const endMs = startMs + durationMs;
+    if (!isRepresentableInstant(endMs)) {
+      fail({
+        path: `${path}.duration`,
+        found: text,
+        expected: `a duration that ends the window by ${formatInstant(MAX_INSTANT_MS)}, the latest instant a date can hold`,
+      });
+    }
+    return { startMs, endMs };
   });
   return {
     sinceMs,
@@ -281,7 +254,7 @@ function checkKeys(
   for (const key of Object.keys(value)) {
     if (known.includes(key) || value[key] === undefined) continue;
     fail({
-      path: `${prefix}${key}`,
+      path: `${prefix}${shorten(key)}`,
       found: undefined,
       expected: expectedOneOf(key, known),
       unknownKey: true,
@@ -296,7 +269,7 @@ function instant(
   required: boolean,
   prefix = ''
 ): number | undefined {
-  const given = value[key];
+  const given = own(value, key);
   if (given === undefined && !required) return undefined;
   const ms =
     given instanceof Date
@@ -304,7 +277,7 @@ function instant(
       : typeof given === 'string'
         ? parseInstant(given)
         : undefined;
-  if (ms === undefined || !Number.isFinite(ms)) {
+  if (ms === undefined || !isRepresentableInstant(ms)) {
     fail({
       path: `${prefix}${key}`,
       found: given,
@@ -319,7 +292,7 @@ function url(
   key: string,
   fail: (problem: DeprecationProblem) => never
 ): string | undefined {
-  const given = value[key];
+  const given = own(value, key);
   if (given === undefined) return undefined;
   const href = typeof given === 'string' ? parseHttpUrl(given) : undefined;
   if (href === undefined)
@@ -333,7 +306,7 @@ function flag(
   sunsetMs: number | undefined,
   fail: (problem: DeprecationProblem) => never
 ): boolean {
-  const given = value[key] ?? false;
+  const given = own(value, key) ?? false;
   if (typeof given !== 'boolean')
     fail({ path: key, found: given, expected: DEPRECATION_EXPECTED.boolean });
   if (given && sunsetMs === undefined) {
@@ -390,10 +363,13 @@ function tomlToPlain(value: TomlValue): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (Array.isArray(value)) return value.map(tomlToPlain);
   if (typeof value === 'object') {
-    const table: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value as TomlTable))
-      table[key] = tomlToPlain(item);
-    return table;
+    // Object.fromEntries defines keys, so `__proto__` stays a key and is refused as unknown.
+    return Object.fromEntries(
+      Object.entries(value as TomlTable).map(([key, item]) => [
+        key,
+        tomlToPlain(item),
+      ])
+    );
   }
   return value;
 }
@@ -436,7 +412,7 @@ export function readTermDeprecation(
         : undefined) ??
       nodes.get(problem.path) ??
       node;
-    const rendered = shorten(printTerm(at));
+    const rendered = renderTerm(at);
     const expected =
       problem.path === ''
         ? 'a list of {Name, Value} options with at least {since, Date}'
@@ -493,23 +469,25 @@ function termToPlain(
             e.elements[0]!.kind === 'atom'
         )
       ) {
-        const object: Record<string, unknown> = {};
+        // No prototype: `toString` or `__proto__` is a key like any other, refused as unknown.
+        const object = Object.create(null) as Record<string, unknown>;
         for (const element of node.elements) {
           const [key, item] = (element as { elements: TermNode[] })
             .elements as [TermNode & { value: string }, TermNode];
-          const itemPath = path === '' ? key.value : `${path}.${key.value}`;
-          if (object[key.value] !== undefined) {
+          const prefix = path === '' ? '' : `${path}.`;
+          const itemPath = `${prefix}${key.value}`;
+          if (Object.hasOwn(object, key.value)) {
             throw new ConfigError(
               file,
               `line ${element.line}, column ${element.column}`,
-              `found ${key.value} a second time in deprecation, expected each option once`
+              `found ${shorten(key.value)} a second time in deprecation, expected each option once`
             );
           }
           nodes.set(itemPath, element);
           object[key.value] = termToPlain(item, itemPath, nodes, file);
           // The option's tuple marks an unknown key; its value marks a bad value.
           nodes.set(itemPath, item);
-          nodes.set(`${itemPath}#option`, element);
+          nodes.set(`${prefix}${shorten(key.value)}#option`, element);
         }
         return object;
       }

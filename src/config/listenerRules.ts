@@ -10,14 +10,15 @@ import { DEFAULT_LISTENER_TIMEOUTS, type ListenerConfig } from './types';
 
 import { EXPECTED_OPTION, isPort as isPortNumber } from '../optionValidation';
 
-export { expectedOneOf } from '../optionValidation';
+export {
+  expectedOneOf,
+  MAX_RENDERED_LENGTH,
+  shorten,
+} from '../optionValidation';
 
 /** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
 export const TLS_NOT_SUPPORTED =
   'TLS is not supported by this listener; terminate TLS in a reverse proxy';
-
-/** The longest rendering of a found value before it is cut. */
-export const MAX_RENDERED_LENGTH = 60;
 
 /** What each checked value should have been, shared by both forms. */
 export const EXPECTED = {
@@ -84,13 +85,6 @@ export function isHost(value: string): boolean {
 /** True for a valid handler group path. */
 export function isPath(value: string): boolean {
   return value.startsWith('/');
-}
-
-/** Cuts a long rendering so a message stays on one screen line. */
-export function shorten(rendered: string): string {
-  return rendered.length <= MAX_RENDERED_LENGTH
-    ? rendered
-    : `${rendered.slice(0, MAX_RENDERED_LENGTH - 1)}…`;
 }
 
 /**

@@ -2,9 +2,9 @@
  * Loads the legacy metrics API listeners from the messaging server's configuration
  * file, in the TOML form or the older Erlang-term form.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { ConfigError } from '../errors';
+import { readConfigFile } from './readConfigText';
 import { readTermListeners } from './termListeners';
 import { readTomlListeners } from './tomlListeners';
 import type { LegacyApiConfig } from './types';
@@ -29,15 +29,17 @@ const JSON_START = /^\uFEFF?\s*[{[]/;
  * as terms, anything else as TOML.
  * @param path the file; errors name it as given
  * @returns our listeners; `listeners: []` when the file has none
- * @throws ConfigError when the file cannot be read, is JSON, or a setting is invalid
+ * @throws ConfigError when the file cannot be read, is larger than MAX_CONFIG_BYTES
+ *   (4 MiB), is JSON, or a setting is invalid
  */
 export async function loadLegacyApiConfig(
   path: string
 ): Promise<LegacyApiConfig> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readConfigFile(path);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(
       path,
       '',

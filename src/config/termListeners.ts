@@ -29,7 +29,7 @@ import {
   type TermPosition,
   type TupleNode,
 } from './termParser';
-import { printAtom, printTerm } from './termPrinter';
+import { printAtom, renderTerm } from './termPrinter';
 import {
   CONFIG_DEFAULTS,
   KNOWN_HANDLERS,
@@ -258,7 +258,7 @@ class TermListenerReader {
       if (!known.includes(name)) {
         this._failAt(
           option,
-          `unknown option ${printAtom(name)}${within}`,
+          `unknown option ${shorten(printAtom(name))}${within}`,
           expectedOneOf(name, known)
         );
       }
@@ -439,5 +439,5 @@ function placeOf(at: TermPosition): string {
 }
 
 function render(node: TermNode): string {
-  return shorten(printTerm(node));
+  return renderTerm(node);
 }

@@ -4,6 +4,25 @@
  */
 // Hand-written because no maintained npm package parses Erlang term files.
 import { ConfigError } from '../errors';
+import { shorten } from '../optionValidation';
+import {
+  ATOM_START,
+  CONTROL_LETTER,
+  describeCharacter,
+  DIGIT,
+  digitValue,
+  HEX_DIGITS,
+  MAX_NUMBER_DIGITS,
+  NAME_CHARS,
+  OCTAL_DIGIT,
+  parseBasedDigits,
+  RESERVED_WORDS,
+  runLength,
+  SIMPLE_ESCAPES,
+  VARIABLE_START,
+  WHITESPACE,
+} from './termLexicon';
+import { TextChunks } from './textChunks';
 
 /** Where a node starts: 1-based line and column (columns count Unicode code points). */
 export interface TermPosition {
@@ -67,75 +86,6 @@ export type TermNode =
 export const MAX_TERM_DEPTH = 100;
 
 /**
- * Words that Erlang reserves: written unquoted they are not atoms.
- * https://www.erlang.org/doc/system/reserved_words.html
- */
-export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'after',
-  'and',
-  'andalso',
-  'band',
-  'begin',
-  'bnot',
-  'bor',
-  'bsl',
-  'bsr',
-  'bxor',
-  'case',
-  'catch',
-  'cond',
-  'div',
-  'else',
-  'end',
-  'fun',
-  'if',
-  'let',
-  'maybe',
-  'not',
-  'of',
-  'or',
-  'orelse',
-  'receive',
-  'rem',
-  'try',
-  'when',
-  'xor',
-]);
-
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  b: '\b',
-  d: '\x7f',
-  e: '\x1b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  s: ' ',
-  t: '\t',
-  v: '\v',
-  '\\': '\\',
-  "'": "'",
-  '"': '"',
-};
-
-const ATOM_START = /[a-z]/;
-const NAME_CHAR = /[A-Za-z0-9_@]/;
-const VARIABLE_START = /[A-Z_]/;
-const DIGIT = /[0-9]/;
-const OCTAL_DIGIT = /[0-7]/;
-const HEX_DIGIT = /[0-9A-Fa-f]/;
-const WHITESPACE = /[ \t\n\r\f\v]/;
-const CONTROL_LETTER = /[A-Za-z]/;
-/** For each base from 2 to 36, a pattern matching one of its digits (either case). */
-const BASE_DIGITS: readonly RegExp[] = Array.from(
-  { length: 37 },
-  (_, base) =>
-    new RegExp(
-      `[${'0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, Math.max(base, 1))}]`,
-      'i'
-    )
-);
-
-/**
  * Parses a whole file of terms.
  * @param text the file's content
  * @param file the file's name, for error messages
@@ -193,12 +143,11 @@ class TermReader {
       return { kind: 'list', elements: this._readElements('[', ']'), ...start };
     if (c === '"')
       return { kind: 'string', value: this._readStrings(), ...start };
-    if (c === "'")
-      return {
-        kind: 'atom',
-        value: this._readQuoted("'", 'quoted atom'),
-        ...start,
-      };
+    if (c === "'") {
+      const value = new TextChunks();
+      this._readQuoted("'", 'quoted atom', value);
+      return { kind: 'atom', value: value.toString(), ...start };
+    }
     if (c === '<' && this._peek(1) === '<')
       return { kind: 'binary', value: this._readBinary(), ...start };
     if (c === '$')
@@ -214,10 +163,11 @@ class TermReader {
     if (ATOM_START.test(c)) return this._readAtom(start);
     if (VARIABLE_START.test(c)) {
       const name = this._readName();
+      const shown = shorten(name);
       this._failAt(
         start,
-        `variable ${name}`,
-        `a term (write '${name}' for an atom or "${name}" for a string)`
+        `variable ${shown}`,
+        `a term (write '${shown}' for an atom or "${shown}" for a string)`
       );
     }
     return this._fail(this._describeHere(), 'a term');
@@ -265,17 +215,17 @@ class TermReader {
     return elements;
   }
 
-  /** One or more adjacent string literals, concatenated. */
-  private _readStrings(): string {
-    let value = this._readQuoted('"', 'string');
+  /** One or more adjacent string literals, concatenated (into `value` when given). */
+  private _readStrings(value = new TextChunks()): string {
+    this._readQuoted('"', 'string', value);
     for (;;) {
       const saved = this._save();
       this._skipSpace();
       if (this._peek() !== '"') {
         this._restore(saved);
-        return value;
+        return value.toString();
       }
-      value += this._readQuoted('"', 'string');
+      this._readQuoted('"', 'string', value);
     }
   }
 
@@ -283,16 +233,16 @@ class TermReader {
     this._advance();
     this._advance();
     this._skipSpace();
-    let value = '';
+    const value = new TextChunks();
     if (this._peek() === '>' && this._peek(1) === '>') {
       this._advance();
       this._advance();
-      return value;
+      return '';
     }
     for (;;) {
       if (this._peek() !== '"')
         this._fail(this._describeHere(), 'a string in the binary');
-      value += this._readStrings();
+      this._readStrings(value);
       this._skipSpace();
       if (this._peek() === '/') {
         this._advance();
@@ -311,14 +261,17 @@ class TermReader {
     }
     this._advance();
     this._advance();
-    return value;
+    return value.toString();
   }
 
-  private _readQuoted(quote: string, what: string): string {
+  /** A quoted string or atom into `value`: each run of plain characters as one slice of the text. */
+  private _readQuoted(quote: string, what: string, value: TextChunks): void {
     const opening = this._position();
     this._advance();
-    let value = '';
     for (;;) {
+      const from = this._index;
+      this._skipPlain(quote.charCodeAt(0));
+      if (this._index > from) value.push(this._text.slice(from, this._index));
       const c = this._peek();
       if (c === '') {
         this._fail(
@@ -328,10 +281,27 @@ class TermReader {
       }
       if (c === quote) {
         this._advance();
-        return value;
+        return;
       }
-      value += c === '\\' ? this._readEscape() : this._advance();
+      value.push(this._readEscape());
     }
+  }
+
+  /** Moves past characters other than `quote` and `\`, counting lines and columns as {@link _advance} does. */
+  private _skipPlain(quote: number): void {
+    const text = this._text;
+    let i = this._index;
+    for (; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === quote || code === 0x5c) break;
+      if (code === 10) {
+        this._line++;
+        this._column = 1;
+      } else if (!isLowSurrogateAfterHigh(text, i)) {
+        this._column++;
+      }
+    }
+    this._index = i;
   }
 
   /** `$c` or `$\n`: the character's code point. */
@@ -361,10 +331,10 @@ class TermReader {
     }
     if (c === 'x') {
       this._advance();
-      let digits = '';
+      let digits: string;
       if (this._peek() === '{') {
         this._advance();
-        while (HEX_DIGIT.test(this._peek())) digits += this._advance();
+        digits = this._take(runLength(HEX_DIGITS, this._text, this._index));
         if (digits === '' || this._peek() !== '}')
           this._fail(
             this._describeHere(),
@@ -372,14 +342,15 @@ class TermReader {
           );
         this._advance();
       } else {
-        while (digits.length < 2 && HEX_DIGIT.test(this._peek()))
-          digits += this._advance();
+        digits = this._take(
+          Math.min(2, runLength(HEX_DIGITS, this._text, this._index))
+        );
         if (digits.length < 2)
           this._fail(this._describeHere(), 'two hexadecimal digits after \\x');
       }
       const code = parseInt(digits, 16);
       if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-        this._failAt(start, `\\x{${digits}}`, 'a Unicode code point');
+        this._failAt(start, `\\x{${shorten(digits)}}`, 'a Unicode code point');
       }
       return String.fromCodePoint(code);
     }
@@ -399,37 +370,39 @@ class TermReader {
   }
 
   private _readNumber(start: TermPosition): IntegerNode | FloatNode {
-    const digits = this._readDigits(DIGIT, 'a digit');
+    const digits = this._readDigits(10, 'a digit', start);
     if (this._peek() === '#') {
       const base = Number(digits);
       if (base < 2 || base > 36)
-        this._failAt(start, `base ${digits}`, 'a base from 2 to 36 before #');
+        this._failAt(
+          start,
+          `base ${shorten(digits)}`,
+          'a base from 2 to 36 before #'
+        );
       this._advance();
-      const based = this._readDigits(
-        BASE_DIGITS[base]!,
-        `a base ${base} digit`
-      );
-      let value = 0n;
-      for (const d of based)
-        value = value * BigInt(base) + BigInt(parseInt(d, 36));
-      return { kind: 'integer', value, ...start };
+      const based = this._readDigits(base, `a base ${base} digit`, start);
+      return {
+        kind: 'integer',
+        value: parseBasedDigits(based, base),
+        ...start,
+      };
     }
     if (this._peek() === '.' && DIGIT.test(this._peek(1))) {
       this._advance();
-      let text = `${digits}.${this._readDigits(DIGIT, 'a digit')}`;
+      let text = `${digits}.${this._readDigits(10, 'a digit', start)}`;
       const e = this._peek();
       if (e === 'e' || e === 'E') {
         this._advance();
         text += 'e';
         const sign = this._peek();
         if (sign === '+' || sign === '-') text += this._advance();
-        text += this._readDigits(DIGIT, 'a digit in the exponent');
+        text += this._readDigits(10, 'a digit in the exponent', start);
       }
       const value = Number(text);
       if (!Number.isFinite(value))
         this._failAt(
           start,
-          `the float ${text}`,
+          `the float ${shorten(text)}`,
           'a float within the range of a double'
         );
       return { kind: 'float', value, ...start };
@@ -437,20 +410,34 @@ class TermReader {
     return { kind: 'integer', value: BigInt(digits), ...start };
   }
 
-  /** Digits with single `_` between them, returned without the underscores. */
-  private _readDigits(digit: RegExp, expected: string): string {
-    if (!digit.test(this._peek())) this._fail(this._describeHere(), expected);
-    let digits = this._advance();
+  /**
+   * Digits of `base` with single `_` between them, returned without the underscores; at most
+   * {@link MAX_NUMBER_DIGITS}, else an error at `start`, where the number begins.
+   */
+  private _readDigits(
+    base: number,
+    expected: string,
+    start: TermPosition
+  ): string {
+    const text = this._text;
+    const isDigit = (at: number): boolean =>
+      at < text.length && digitValue(text.charCodeAt(at)) < base;
+    if (!isDigit(this._index)) this._fail(this._describeHere(), expected);
+    const from = this._index;
+    let end = from + 1;
+    let count = 1;
     for (;;) {
-      const c = this._peek();
-      if (digit.test(c)) {
-        digits += this._advance();
-      } else if (c === '_' && digit.test(this._peek(1))) {
-        this._advance();
-      } else {
-        return digits;
-      }
+      if (isDigit(end)) end++;
+      else if (text[end] === '_' && isDigit(end + 1)) end += 2;
+      else break;
+      if (++count > MAX_NUMBER_DIGITS)
+        this._failAt(
+          start,
+          `a number of more than ${MAX_NUMBER_DIGITS} digits`,
+          `at most ${MAX_NUMBER_DIGITS} digits`
+        );
     }
+    return this._take(end - from).replace(UNDERSCORES, '');
   }
 
   private _negate(
@@ -474,9 +461,15 @@ class TermReader {
   }
 
   private _readName(): string {
-    let name = '';
-    while (NAME_CHAR.test(this._peek())) name += this._advance();
-    return name;
+    return this._take(runLength(NAME_CHARS, this._text, this._index));
+  }
+
+  /** Consumes the next `length` UTF-16 units, which hold no line break and no surrogate. */
+  private _take(length: number): string {
+    const taken = this._text.slice(this._index, this._index + length);
+    this._index += length;
+    this._column += length;
+    return taken;
   }
 
   private _skipSpace(): void {
@@ -536,7 +529,7 @@ class TermReader {
       const saved = this._save();
       const name = this._readName();
       this._restore(saved);
-      return name;
+      return shorten(name);
     }
     return this._describeCharacterHere();
   }
@@ -562,16 +555,12 @@ class TermReader {
   }
 }
 
-/** A character as it may be shown in a message: itself when printable, else `U+XXXX`. */
-function describeCharacter(c: string): string {
-  const code = c.codePointAt(0)!;
-  if (
-    code < 0x21 ||
-    (code >= 0x7f && code <= 0xa0) ||
-    (code >= 0xd800 && code <= 0xdfff) ||
-    code === 0xfeff
-  ) {
-    return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-  }
-  return c;
+const UNDERSCORES = /_/g;
+
+/** Whether the unit at `i` is the second half of a surrogate pair, which {@link TermReader} columns do not count. */
+function isLowSurrogateAfterHigh(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (code < 0xdc00 || code > 0xdfff || i === 0) return false;
+  const before = text.charCodeAt(i - 1);
+  return before >= 0xd800 && before <= 0xdbff;
 }

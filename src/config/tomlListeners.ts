@@ -335,7 +335,7 @@ class TomlListenerReader {
       if (known.includes(key) || ignored.includes(key)) continue;
       throw new ConfigError(
         this._file,
-        `${place}.${BARE_KEY.test(key) ? key : JSON.stringify(key)}`,
+        `${place}.${shorten(BARE_KEY.test(key) ? key : JSON.stringify(key))}`,
         `found an unknown key, expected ${expectedOneOf(key, [...known, ...ignored])}`
       );
     }

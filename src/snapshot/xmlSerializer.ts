@@ -1,5 +1,6 @@
 import { legacyNumber, type LegacyValue } from './legacyValues';
 import type { LegacySerializer, MetricEntries } from './serializer';
+import { isXmlNameFollow, isXmlNameStart } from './xmlNameChars';
 
 /*
  * The original's compact XML (no declaration, no whitespace, single-quoted attributes,
@@ -7,17 +8,11 @@ import type { LegacySerializer, MetricEntries } from './serializer';
  * or datapoint name that is not an XML name is encoded the way XmlConvert.EncodeName does,
  * each offending character written as _xHHHH_ (its code point in hex). So `test type` becomes
  * `test_x0020_type` and the datapoint `50` becomes `_x0035_0`. A literal `_` that would read
- * as such an escape is itself escaped as `_x005F_`. Characters outside the Basic Multilingual
- * Plane are escaped too: XML 1.0 before its fifth edition, and many parsers, reject them in names.
+ * as such an escape is itself escaped as `_x005F_`. A name is only written as is when XML 1.0
+ * fourth edition accepts it (see xmlNameChars.ts), so that expat and every parser built on
+ * it read it; characters outside the Basic Multilingual Plane are always escaped.
  */
 
-// XML 1.0 (fifth edition) NameStartChar, without ':' (reserved for namespaces).
-// The classes list ZWNJ, ZWJ and combining marks on purpose: XML allows them in names.
-/* eslint-disable no-misleading-character-class */
-const NAME_START =
-  /[A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/u;
-const NAME_CHAR = /[-.0-9\u00B7\u0300-\u036F\u203F-\u2040]/u;
-/* eslint-enable no-misleading-character-class */
 const LOOKS_LIKE_ESCAPE = /^x[0-9A-Fa-f]{4}_/;
 const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9.-]*$/;
 // Characters XML 1.0 does not allow anywhere, even escaped.
@@ -31,6 +26,7 @@ const ENTITIES: Record<string, string> = {
   "'": '&apos;',
   '"': '&quot;',
 };
+const UNDERSCORE = 0x5f;
 
 function escapeChar(codePoint: number): string {
   return `_x${codePoint.toString(16).toUpperCase().padStart(4, '0')}_`;
@@ -41,19 +37,20 @@ export function xmlName(name: string): string {
   if (PLAIN_NAME.test(name)) return name;
   if (name === '') return '_';
   let out = '';
-  let first = true;
-  let offset = 0;
-  for (const char of name) {
-    const codePoint = char.codePointAt(0)!;
-    const allowed = NAME_START.test(char) || (!first && NAME_CHAR.test(char));
-    if (
-      !allowed ||
-      (char === '_' && LOOKS_LIKE_ESCAPE.test(name.slice(offset + 1)))
-    )
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i);
+    const codePoint = name.codePointAt(i)!;
+    if (codePoint > 0xffff) {
       out += escapeChar(codePoint);
-    else out += char;
-    first = false;
-    offset += char.length;
+      i++;
+    } else if (
+      !(i === 0 ? isXmlNameStart(code) : isXmlNameFollow(code)) ||
+      (code === UNDERSCORE && LOOKS_LIKE_ESCAPE.test(name.slice(i + 1, i + 7)))
+    ) {
+      out += escapeChar(code);
+    } else {
+      out += name[i];
+    }
   }
   return out;
 }

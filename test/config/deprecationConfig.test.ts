@@ -109,6 +109,31 @@ describe('deprecation in configuration files', () => {
         'listen.http[0].handlers.service_api[0].deprecation.brownouts[0].duration: found "P1M", expected a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D',
       ],
       [
+        'a __proto__ table',
+        'deprecation = { since = 2026-01-01, __proto__ = { sunset = 2020-01-01 } }',
+        'listen.http[0].handlers.service_api[0].deprecation.__proto__: found an unknown key, expected one of since, sunset, successor, documentation, in_band, enforce_sunset, brownouts',
+      ],
+      [
+        'a constructor key',
+        'deprecation = { since = 2026-01-01, constructor = 1 }',
+        'listen.http[0].handlers.service_api[0].deprecation.constructor: found an unknown key, expected one of since, sunset, successor, documentation, in_band, enforce_sunset, brownouts',
+      ],
+      [
+        'a toString key in a brownout',
+        'deprecation = { since = 2026-01-01, brownouts = [{ toString = 1, start = 2026-02-01, duration = "PT1H" }] }',
+        'listen.http[0].handlers.service_api[0].deprecation.brownouts[0].toString: found an unknown key, expected start or duration',
+      ],
+      [
+        'a brownout ending after the last instant a date can hold',
+        'deprecation = { since = 2026-01-01, brownouts = [{ start = 9999-12-31, duration = "P100000000D" }] }',
+        'listen.http[0].handlers.service_api[0].deprecation.brownouts[0].duration: found "P100000000D", expected a duration that ends the window by +275760-09-13T00:00:00Z, the latest instant a date can hold',
+      ],
+      [
+        'a 1 MB unknown key, cut in the message',
+        `deprecation = { since = 2026-01-01, ${'k'.repeat(1 << 20)} = 1 }`,
+        `listen.http[0].handlers.service_api[0].deprecation.${'k'.repeat(59)}…: found an unknown key, expected one of since, sunset, successor, documentation, in_band, enforce_sunset, brownouts`,
+      ],
+      [
         'a deprecation that is no table',
         'deprecation = "2026-01-01"',
         'listen.http[0].handlers.service_api[0].deprecation: found "2026-01-01", expected a table with at least "since"',
@@ -159,6 +184,26 @@ describe('deprecation in configuration files', () => {
         'a malformed brownout',
         '{deprecation, [{since, "2026-01-01"}, {brownouts, [[{start, "2026-02-01"}, {duration, "1h"}]]}]}',
         'line 2, column 149: found "1h" for deprecation brownouts[0].duration, expected a positive ISO 8601 duration in weeks, days, hours, minutes or seconds, such as PT30M, PT2H or P1D',
+      ],
+      [
+        'a first toString',
+        '{deprecation, [{toString, 1}, {since, "2026-01-01"}]}',
+        'line 2, column 78: found unknown option toString in deprecation, expected one of since, sunset, successor, documentation, in_band, enforce_sunset, brownouts',
+      ],
+      [
+        'a constructor',
+        '{deprecation, [{since, "2026-01-01"}, {constructor, 1}]}',
+        'line 2, column 101: found unknown option constructor in deprecation, expected one of since, sunset, successor, documentation, in_band, enforce_sunset, brownouts',
+      ],
+      [
+        'a __proto__ in a brownout',
+        '{deprecation, [{since, "2026-01-01"}, {brownouts, [[{\'__proto__\', []}, {start, "2026-02-01"}, {duration, "PT1H"}]]}]}',
+        'line 2, column 115: found unknown option __proto__ in deprecation, expected start or duration',
+      ],
+      [
+        'a brownout ending after the last instant a date can hold',
+        '{deprecation, [{since, "2026-01-01"}, {brownouts, [[{start, "9999-12-31"}, {duration, "P100000000D"}]]}]}',
+        'line 2, column 149: found "P100000000D" for deprecation brownouts[0].duration, expected a duration that ends the window by +275760-09-13T00:00:00Z, the latest instant a date can hold',
       ],
       [
         'a deprecation that is no list',

@@ -263,6 +263,16 @@ describe('readTermListeners', () => {
         'line 2, column 24: found unknown option ip, expected one of num_acceptors, max_connections, transport_options, protocol_options, modules',
       ],
       [
+        'a toString listener option',
+        listen(http('{toString, 1}, ')),
+        'line 2, column 24: found unknown option toString, expected one of num_acceptors, max_connections, transport_options, protocol_options, modules',
+      ],
+      [
+        'a __proto__ listener option',
+        listen(http("{'__proto__', 1}, ")),
+        "line 2, column 24: found unknown option '__proto__', expected one of num_acceptors, max_connections, transport_options, protocol_options, modules",
+      ],
+      [
         'a misspelt listener option',
         listen(http('{max_conections, 10}, ')),
         'line 2, column 24: found unknown option max_conections, expected one of num_acceptors, max_connections, transport_options, ' +

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { MAX_NUMBER_DIGITS } from '../../src/config/termLexicon';
 import {
   MAX_TERM_DEPTH,
   parseTerms,
@@ -307,6 +310,87 @@ describe('parseTerms', () => {
         `deep.cfg: line 1, column ${MAX_TERM_DEPTH + 1}: found { nested ${MAX_TERM_DEPTH + 1} levels deep, ` +
           `expected at most ${MAX_TERM_DEPTH} levels of tuples and lists`
       );
+    });
+  });
+
+  describe('large input', () => {
+    it(`should read integers of up to ${MAX_NUMBER_DIGITS} digits in any base, and refuse longer ones where they start`, () => {
+      const z = 'z'.repeat(MAX_NUMBER_DIGITS);
+      expect(parseOne(`36#${z}.`)).toMatchObject({ value: 36n ** 1000n - 1n });
+      expect(parseOne(`2#1${'0'.repeat(999)}.`)).toMatchObject({
+        value: 2n ** 999n,
+      });
+      expect(parseOne(`${'9'.repeat(1000)}.`)).toMatchObject({
+        value: 10n ** 1000n - 1n,
+      });
+      expect(parseOne(`1_${'0'.repeat(999)}.`)).toMatchObject({
+        value: 10n ** 999n,
+      });
+      expectConfigError(
+        () => parseTerms(`{port,\n  36#${z}z}.`, 'test.cfg'),
+        'test.cfg: line 2, column 3: found a number of more than 1000 digits, expected at most 1000 digits'
+      );
+      expectConfigError(
+        () => parseTerms(`-1.${'5'.repeat(1001)}.`, 'test.cfg'),
+        'test.cfg: line 1, column 2: found a number of more than 1000 digits, expected at most 1000 digits'
+      );
+    });
+
+    it('should refuse a 300 kB based integer within 100 ms', () => {
+      const started = performance.now();
+      expectConfigError(
+        () => parseTerms(`{port, 36#${'z'.repeat(300_000)}}.`, 'test.cfg'),
+        'test.cfg: line 1, column 8: found a number of more than 1000 digits, expected at most 1000 digits'
+      );
+      expect(performance.now() - started).toBeLessThan(100);
+    });
+
+    it('should keep columns counting code points and lines across long strings and escapes', () => {
+      const terms = parseTerms(
+        '{"😀\\n\n😀😀", x}.\n{\'a😀\', "\\x{1F600}" "b", y}.',
+        'test.cfg'
+      );
+      expect(terms[0]).toMatchObject({
+        elements: [{ value: '😀\n\n😀😀' }, { line: 2, column: 6 }],
+      });
+      expect(terms[1]).toMatchObject({
+        line: 3,
+        elements: [
+          { kind: 'atom', value: 'a😀' },
+          { value: '😀b' },
+          { column: 25 },
+        ],
+      });
+    });
+
+    it('should cut a long variable name in the message', () => {
+      expectConfigError(
+        () => parseTerms(`X${'y'.repeat(100_000)}.`, 'test.cfg'),
+        `test.cfg: line 1, column 1: found variable X${'y'.repeat(58)}…, expected a term (write 'X${'y'.repeat(58)}…' for an atom or "X${'y'.repeat(58)}…" for a string)`
+      );
+    });
+
+    it('should read 50 MB strings, atoms and binaries in linear memory (heap capped at 200 MB)', () => {
+      // In a process of its own, so that the cap applies to the parse alone.
+      const parser = join(
+        resolve(__dirname, '..', '..'),
+        'dist/src/config/termParser.js'
+      );
+      const script = `
+        const { parseTerms } = require(${JSON.stringify(parser)});
+        const run = 'a'.repeat(999);
+        const text = '{"' + (run + '\\\\n').repeat(50_000) + '", <<"' + 'b'.repeat(50e6) + '">>, ' + 'c'.repeat(50e6) + '}.';
+        const [tuple] = parseTerms(text, 'big.cfg');
+        const [string, binary, atom] = tuple.elements;
+        console.log(string.value.length, string.value.slice(998, 1001) === 'a\\na', binary.value.length, atom.value.length);
+      `;
+      const child = spawnSync(
+        process.execPath,
+        ['--max-old-space-size=200', '-e', script],
+        { encoding: 'utf8', timeout: 20_000 }
+      );
+      expect(child.stderr).toBe('');
+      expect(child.stdout).toBe('50000000 true 50000000 50000000\n');
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { TermNode } from '../../src/config/termParser';
-import { printAtom, printTerm } from '../../src/config/termPrinter';
+import { printAtom, printTerm, renderTerm } from '../../src/config/termPrinter';
 
 const at = { line: 1, column: 1 };
 const atom = (value: string): TermNode => ({ kind: 'atom', value, ...at });
@@ -61,5 +61,34 @@ describe('printAtom', () => {
     expect(
       ['ok', 'OK', '_x', 'a-b', 'a.b', 'or', 'orelse2'].map(printAtom)
     ).toEqual(['ok', "'OK'", "'_x'", "'a-b'", "'a.b'", "'or'", 'orelse2']);
+  });
+});
+
+describe('renderTerm', () => {
+  it('should print a short term whole', () => {
+    const node = CASES[CASES.length - 3]![0];
+    expect(renderTerm(node)).toBe('{a,[1,"x"]}');
+  });
+
+  it('should print no more of a 50 MB string or a million-element list than a message shows', () => {
+    const list: TermNode = {
+      kind: 'list',
+      elements: Array.from({ length: 1_000_000 }, (_, i) => integer(BigInt(i))),
+      ...at,
+    };
+    const motd = '\n'.repeat(50_000_000);
+    // A string the parser gives is flat; one from repeat() is flattened on first use.
+    motd.charCodeAt(0);
+    const tuple: TermNode = {
+      kind: 'tuple',
+      elements: [atom('motd'), string(motd)],
+      ...at,
+    };
+    const started = performance.now();
+    expect(renderTerm(list)).toBe(
+      `[${Array.from({ length: 23 }, (_, i) => i).join(',')}…`
+    );
+    expect(renderTerm(tuple)).toBe(`{motd,"${'\\n'.repeat(26)}…`);
+    expect(performance.now() - started).toBeLessThan(50);
   });
 });

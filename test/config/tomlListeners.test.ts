@@ -208,6 +208,21 @@ describe('readTomlListeners', () => {
         'listen.http[0].transport.backlog: found an unknown key, expected one of num_acceptors, max_connections, request_timeout, headers_timeout, keep_alive_timeout',
       ],
       [
+        'a constructor key on the listener',
+        listener('port = 8088\nconstructor = 1'),
+        'listen.http[0].constructor: found an unknown key, expected one of port, ip_address, ip_version, transport, handlers, proto, hibernate_after, protocol',
+      ],
+      [
+        'a toString transport key',
+        listener('port = 8088\ntransport.toString = 1'),
+        'listen.http[0].transport.toString: found an unknown key, expected one of num_acceptors, max_connections, request_timeout, headers_timeout, keep_alive_timeout',
+      ],
+      [
+        'a __proto__ table on the listener',
+        listener('port = 8088\n__proto__ = { port = 1 }'),
+        'listen.http[0].__proto__: found an unknown key, expected one of port, ip_address, ip_version, transport, handlers, proto, hibernate_after, protocol (did you mean proto?)',
+      ],
+      [
         'a transport that is not a table',
         listener('port = 8088\ntransport = 10'),
         'listen.http[0].transport: found 10, expected a table',

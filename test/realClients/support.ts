@@ -9,6 +9,7 @@ export const INSTALL_HINT = {
   collectd:
     'apt-get update && apt-get install -y collectd-core libyajl2 libcurl3-gnutls',
   prometheus: 'apt-get update && apt-get install -y prometheus',
+  python3: 'apt-get update && apt-get install -y python3',
 } as const;
 
 /** Where Debian installs daemons, which a non-login PATH may lack. */
@@ -100,6 +101,13 @@ const REAL_CLIENTS = {
         ? 'promtool is not installed'
         : undefined,
     install: INSTALL_HINT.prometheus,
+  },
+  python3: {
+    missing: () =>
+      findCommand('python3') === undefined
+        ? 'python3 is not installed'
+        : undefined,
+    install: INSTALL_HINT.python3,
   },
 } satisfies Record<string, RealClient>;
 

@@ -91,6 +91,15 @@ describe('xmlName', () => {
     ['', '_'],
     ['a/b<c>', 'a_x002F_b_x003C_c_x003E_'],
     ['😀', '_x1F600_'],
+    ['a😀b', 'a_x1F600_b'],
+    // Letters of XML 1.0 fourth edition stay; those only the fifth allows are encoded.
+    ['Ωmega中文', 'Ωmega中文'],
+    ['Ĳ', '_x0132_'],
+    ['aѐ', 'a_x0450_'],
+    ['㐀', '_x3400_'],
+    ['\u0301x', '_x0301_x'],
+    ['x\u0301', 'x\u0301'],
+    ['\uD800x', '_xD800_x'],
   ])('should encode %j as %j', (name, encoded) => {
     expect(xmlName(name)).toBe(encoded);
     expect(wellFormed(`<${xmlName(name)}/>`)).toBe(true);

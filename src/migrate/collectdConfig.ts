@@ -3,9 +3,11 @@
  * (src/liboconfig/scanner.l and parser.y): what collectd accepts is read, what it rejects is a
  * ConfigError naming the file and line.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
+import { readCollectdFile } from './collectdFile';
+import { matchesWildcard } from './wildcardMatch';
 
 /** A value of an option or block: a string (quoted or not), a number or a boolean. */
 export type CollectdValue = string | number | boolean;
@@ -222,6 +224,12 @@ function describe(token: Token): string {
   }
 }
 
+/** The deepest nesting of blocks read: real configurations nest three or four. */
+export const MAX_BLOCK_DEPTH = 100;
+
+/** collectd's CF_MAX_DEPTH: how many files deep `Include`s may go. */
+export const MAX_INCLUDE_DEPTH = 8;
+
 /** parser.y as a recursive descent: statements, options and matching blocks. */
 class Parser {
   private _index = 0;
@@ -232,8 +240,7 @@ class Parser {
   ) {}
 
   parse(): CollectdItem[] {
-    const items = this._statements(undefined);
-    return items;
+    return this._statements(undefined, 0);
   }
 
   private _peek(offset = 0): Token {
@@ -278,7 +285,7 @@ class Parser {
     }
   }
 
-  private _statements(open: Token | undefined): CollectdItem[] {
+  private _statements(open: Token | undefined, depth: number): CollectdItem[] {
     const items: CollectdItem[] = [];
     for (;;) {
       const token = this._next();
@@ -321,10 +328,16 @@ class Parser {
             return items;
           }
           const name = this._expect('UNQUOTED_STRING', 'a block name');
+          // The parser recurses once per block: a cap keeps a hostile file off the stack's end.
+          if (depth === MAX_BLOCK_DEPTH)
+            this._fail(
+              name,
+              `at most ${MAX_BLOCK_DEPTH} blocks nested in one another`
+            );
           const values = this._arguments();
           this._expect('CLOSEBRAC', '">"');
           this._expect('EOL', 'the end of the line');
-          const children = this._statements(name);
+          const children = this._statements(name, depth + 1);
           items.push({
             key: name.text,
             values,
@@ -358,43 +371,6 @@ export function parseCollectdConfig(
       'found a NUL byte, expected a text file'
     );
   return new Parser(tokenize(text), file).parse();
-}
-
-function readText(
-  path: string,
-  from: string,
-  line: number | undefined
-): string {
-  // A missing top-level file is the file's own fault; a missing included one, the Include line's.
-  const file = line === undefined ? path : from;
-  const place = line === undefined ? '' : `line ${line}`;
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(
-      file,
-      place,
-      `cannot read ${line === undefined ? 'it' : path} (${code}), expected a collectd configuration file`
-    );
-  }
-  if (stats.isDirectory())
-    throw new ConfigError(
-      path,
-      '',
-      'found a directory, expected a collectd configuration file'
-    );
-  return readFileSync(path, 'utf8');
-}
-
-/** A shell wildcard (`*.conf`) as a regular expression, as collectd's `Filter` matches names. */
-function wildcard(pattern: string): RegExp {
-  const source = pattern
-    .replace(/[.+^${}()|\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`);
 }
 
 /** What {@link readCollectdConfig} read. */
@@ -446,7 +422,8 @@ export function readCollectdConfig(file: string): ReadCollectdConfigResult {
             ? readdirSync(directory)
                 .filter(
                   name =>
-                    nameFilter === undefined || wildcard(nameFilter).test(name)
+                    nameFilter === undefined ||
+                    matchesWildcard(nameFilter, name)
                 )
                 .sort()
                 .map(name => join(directory, name))
@@ -457,17 +434,26 @@ export function readCollectdConfig(file: string): ReadCollectdConfigResult {
         return [];
       }
       return files.flatMap(included => {
-        // collectd refuses to recurse forever; so does this reader.
-        if (seen.has(included) || depth > 8) return [];
+        // A file read once is not read again, so an Include loop ends.
+        if (seen.has(included)) return [];
+        if (depth === MAX_INCLUDE_DEPTH)
+          throw new ConfigError(
+            item.file,
+            `line ${item.line}`,
+            `found Include ${JSON.stringify(target)} ${MAX_INCLUDE_DEPTH + 1} files deep, expected at most ${MAX_INCLUDE_DEPTH} (collectd's limit)`
+          );
         seen.add(included);
         const parsed = parseCollectdConfig(
-          readText(included, item.file, item.line),
+          readCollectdFile(included, item.file, item.line),
           included
         );
         return expand(parsed, depth + 1);
       });
     });
-  const items = parseCollectdConfig(readText(file, file, undefined), file);
+  const items = parseCollectdConfig(
+    readCollectdFile(file, file, undefined),
+    file
+  );
   seen.add(file);
   return { items: expand(items, 0), missingIncludes };
 }

@@ -3,11 +3,22 @@
  * Prometheus exposition of the same instruments.
  */
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
+import { boundedGet, type MigrationTool } from './boundedGet';
 import { parseExposition, type Family } from './exposition';
 import { MigrationError } from './MigrationError';
+import { DEFAULT_READ_LIMITS, readLimits, type ReadLimits } from './readLimits';
 
-/** How long one request may take before the server counts as unreachable. */
-export const FETCH_TIMEOUT_MS = 10_000;
+/**
+ * How one of the tools reads a server: the tool named in the User-Agent (`compare` passes
+ * `{ tool: 'compare' }`), and the limits (by default, those of the environment: see readLimits).
+ */
+export interface ServerReadOptions {
+  readonly tool?: MigrationTool;
+  readonly limits?: ReadLimits;
+}
+
+/** How long one read may take before the server counts as unreachable. */
+export const FETCH_TIMEOUT_MS = DEFAULT_READ_LIMITS.timeoutMs;
 
 /** A legacy metric value: datapoint name → number (or the original's `[]`, `"undefined"`…). */
 export type LegacyMetricValue = Readonly<Record<string, unknown>>;
@@ -21,50 +32,49 @@ export interface LegacyListing {
   readonly global: readonly string[];
 }
 
-function describeFailure(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })
-    .cause;
-  return (
-    cause?.code ?? cause?.message ?? (error as Error).message ?? String(error)
-  );
-}
-
-/** GETs a URL; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
+/** GETs a URL within the limits; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
 export async function fetchText(
   url: string,
-  accept: string
+  accept: string,
+  options: ServerReadOptions = {},
+  kind: 'json' | 'exposition' = 'json'
 ): Promise<string | undefined> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: { accept },
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new MigrationError(
-      `${url}: cannot connect (${describeFailure(error)})`
-    );
-  }
-  const body = await response.text();
-  if (response.status === 404) return undefined;
-  if (response.status !== 200)
-    throw new MigrationError(
-      `${url}: found HTTP status ${response.status}, expected 200`
-    );
-  return body;
+  const limits = options.limits ?? readLimits();
+  const result = await boundedGet(url, {
+    accept,
+    tool: options.tool,
+    limits,
+    maxBytes: kind === 'json' ? limits.maxJsonBytes : limits.maxExpositionBytes,
+  });
+  return result.status === 404 ? undefined : result.body;
 }
 
-/** GETs a legacy API URL as JSON; undefined on a 404. */
-export async function fetchLegacyJson(url: string): Promise<unknown> {
-  const text = await fetchText(url, 'application/json');
+function describeJson(value: unknown): string {
+  if (value === null) return 'JSON null';
+  if (Array.isArray(value)) return 'a JSON array';
+  return `a JSON ${typeof value}`;
+}
+
+/** GETs a legacy API URL as a JSON object; undefined on a 404. */
+export async function fetchLegacyJson(
+  url: string,
+  options: ServerReadOptions = {}
+): Promise<Record<string, unknown> | undefined> {
+  const text = await fetchText(url, 'application/json', options);
   if (text === undefined) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new MigrationError(
       `${url}: found a body that is not JSON, expected the legacy metrics API`
     );
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new MigrationError(
+      `${url}: found ${describeJson(value)}, expected a JSON object (the legacy metrics API)`
+    );
+  return value as Record<string, unknown>;
 }
 
 /** The base of the legacy API without a trailing `/` or `/metrics`: `http://127.0.0.1:8088/api`. */
@@ -81,10 +91,12 @@ function withoutInBandMetric(names: string[]): string[] {
 }
 
 /** Reads the listing at `<base>/metrics`. */
-export async function fetchListing(server: string): Promise<LegacyListing> {
+export async function fetchListing(
+  server: string,
+  options: ServerReadOptions = {}
+): Promise<LegacyListing> {
   const url = `${legacyBase(server)}/metrics`;
-  const body = (await fetchLegacyJson(url)) as
-    Record<string, unknown> | undefined;
+  const body = await fetchLegacyJson(url, options);
   const variant =
     body !== undefined && Array.isArray(body.host_types)
       ? 'host_type'
@@ -111,10 +123,10 @@ export async function fetchListing(server: string): Promise<LegacyListing> {
 
 /** Reads a map endpoint (`/metrics/host_type/x`, `/metrics/global`); undefined on a 404. */
 export async function fetchMetricsMap(
-  url: string
+  url: string,
+  options: ServerReadOptions = {}
 ): Promise<Map<string, LegacyMetricValue> | undefined> {
-  const body = (await fetchLegacyJson(url)) as
-    { metrics?: unknown } | undefined;
+  const body = await fetchLegacyJson(url, options);
   if (body === undefined) return undefined;
   const metrics = body.metrics;
   if (Array.isArray(metrics)) return new Map();
@@ -135,9 +147,15 @@ export async function fetchMetricsMap(
 
 /** Reads and parses a Prometheus exposition. */
 export async function fetchExposition(
-  url: string
+  url: string,
+  options: ServerReadOptions = {}
 ): Promise<Map<string, Family>> {
-  const text = await fetchText(url, 'text/plain;version=0.0.4');
+  const text = await fetchText(
+    url,
+    'text/plain;version=0.0.4',
+    options,
+    'exposition'
+  );
   if (text === undefined)
     throw new MigrationError(
       `${url}: found a 404, expected a Prometheus exposition`

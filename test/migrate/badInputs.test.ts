@@ -36,6 +36,11 @@ describe('bad inputs to migrate and compare', () => {
     garbage[100] = 0;
     writeFileSync(join(dir.path, 'garbage.conf'), garbage);
     mkdirSync(join(dir.path, 'conf.d'));
+    writeFileSync(join(dir.path, 'zero.conf'), `${GOOD}Include "/dev/zero"\n`);
+    writeFileSync(
+      join(dir.path, 'nested.conf'),
+      '<A>\n'.repeat(3000) + '</A>\n'.repeat(3000)
+    );
     closedPort = await freePort();
   });
 
@@ -61,6 +66,16 @@ describe('bad inputs to migrate and compare', () => {
       'an unclosed block',
       () => ['migrate', join(dir.path, 'unclosed.conf')],
       /unclosed\.conf: line 7: found the end of the file, expected <\/URL> to close the block opened at line 3$/,
+    ],
+    [
+      'an Include of /dev/zero',
+      () => ['migrate', join(dir.path, 'zero.conf')],
+      /zero\.conf: line 9: found a character device at \/dev\/zero, expected a collectd configuration file$/,
+    ],
+    [
+      '3,000 nested blocks',
+      () => ['migrate', join(dir.path, 'nested.conf')],
+      /nested\.conf: line 101: found "A", expected at most 100 blocks nested in one another$/,
     ],
     [
       'an unreachable --server',

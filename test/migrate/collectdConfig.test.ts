@@ -3,17 +3,27 @@
  * must parse here, what it rejects as a syntax error must be a located ConfigError here.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { ConfigError } from '../../src/errors';
 import {
+  MAX_BLOCK_DEPTH,
+  MAX_INCLUDE_DEPTH,
   parseCollectdConfig,
   readCollectdConfig,
 } from '../../src/migrate/collectdConfig';
+import { MAX_COLLECTD_FILE_BYTES } from '../../src/migrate/collectdFile';
 import { readCurlJsonPoller } from '../../src/migrate/curlJsonPoller';
 import {
   INSTALL_HINT,
   describeWithClients,
+  freePort,
   requireCommand,
   temporaryDirectory,
 } from '../realClients/support';
@@ -21,6 +31,8 @@ import {
 const ROOT = resolve(__dirname, '..', '..');
 const FIXTURES = join(__dirname, 'fixtures');
 const SYNTAX_ERROR = /Parse error in file|yyparse returned error/;
+/** The demo's legacy API in the fixtures' URLs. */
+const DEMO_PORT = /(127\.0\.0\.1|localhost):8088\//g;
 
 /** collectd's verdict on a file's syntax: it reads the file and, if it parses, runs each read once. */
 function collectdAccepts(collectd: string, file: string, cwd: string): boolean {
@@ -209,7 +221,7 @@ describeWithClients('collectd')('collectd as the oracle', () => {
 
   afterAll(() => dir.remove());
 
-  it('should accept every fixture and example that collectd accepts', () => {
+  it('should accept every fixture and example that collectd accepts', async () => {
     const files = [
       join(ROOT, 'examples', 'collectd.conf'),
       ...readdirSync(FIXTURES)
@@ -217,10 +229,21 @@ describeWithClients('collectd')('collectd as the oracle', () => {
         .map(name => join(FIXTURES, name)),
     ];
     expect(files.length).toBeGreaterThanOrEqual(4);
+    // collectd -T runs each read once: pointed at a port no one listens on, each fails at once,
+    // whatever listens on the demo's 8088 (a busy port that never answers would hold each read).
+    const closedPort = await freePort();
+    const copies = join(dir.path, 'fixtures');
+    cpSync(join(FIXTURES, 'conf.d'), join(copies, 'conf.d'), {
+      recursive: true,
+    });
     for (const file of files) {
+      const copy = join(copies, basename(file));
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain(':8088/');
+      writeFileSync(copy, text.replace(DEMO_PORT, `$1:${closedPort}/`));
       expect({
         file,
-        collectd: collectdAccepts(collectd, file, FIXTURES),
+        collectd: collectdAccepts(collectd, copy, copies),
       }).toEqual({
         file,
         collectd: true,
@@ -259,4 +282,108 @@ describeWithClients('collectd')('collectd as the oracle', () => {
       new Set([true, false])
     );
   }, 120_000);
+});
+
+describe('readCollectdConfig on hostile files', () => {
+  const dir = temporaryDirectory('collectd-hostile-');
+
+  afterAll(() => dir.remove());
+
+  /** Reads `text` as a top-level file; the error message, or undefined; and how long it took. */
+  function read(name: string, text: string): { message?: string; ms: number } {
+    const file = join(dir.path, name);
+    writeFileSync(file, text);
+    const started = performance.now();
+    try {
+      readCollectdConfig(file);
+      return { ms: performance.now() - started };
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return {
+        message: (error as Error).message,
+        ms: performance.now() - started,
+      };
+    }
+  }
+
+  it('should refuse an Include of /dev/zero at once, naming the Include line', () => {
+    const file = join(dir.path, 'zero.conf');
+    expect(read('zero.conf', 'Interval 10\nInclude "/dev/zero"\n')).toEqual({
+      message: `${file}: line 2: found a character device at /dev/zero, expected a collectd configuration file`,
+      ms: expect.any(Number),
+    });
+    expect(read('zero.conf', 'Include "/dev/zero"\n').ms).toBeLessThan(2000);
+  });
+
+  it('should refuse a named pipe without waiting for a writer', () => {
+    const fifo = join(dir.path, 'pipe.conf');
+    const made = spawnSync('mkfifo', [fifo]);
+    if (made.status !== 0) return; // no mkfifo here: nothing to prove
+    const file = join(dir.path, 'fifo.conf');
+    const { message, ms } = read('fifo.conf', `Include "${fifo}"\n`);
+    expect(message).toBe(
+      `${file}: line 1: found a named pipe at ${fifo}, expected a collectd configuration file`
+    );
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('should refuse a file over the size cap, included or not', () => {
+    const big = join(dir.path, 'big.conf');
+    writeFileSync(big, `# ${'x'.repeat(MAX_COLLECTD_FILE_BYTES)}\n`);
+    const file = join(dir.path, 'includes-big.conf');
+    expect(read('includes-big.conf', `Include "${big}"\n`).message).toBe(
+      `${file}: line 1: found ${MAX_COLLECTD_FILE_BYTES + 3} bytes in ${big}, expected a collectd configuration file of at most ${MAX_COLLECTD_FILE_BYTES} bytes`
+    );
+    expect(() => readCollectdConfig(big)).toThrow(
+      `${big}: found ${MAX_COLLECTD_FILE_BYTES + 3} bytes, expected a collectd configuration file of at most ${MAX_COLLECTD_FILE_BYTES} bytes`
+    );
+  });
+
+  it('should match a Filter of 30 * in linear time', () => {
+    const include = join(dir.path, 'filtered');
+    mkdirSync(include);
+    // A name that a backtracking `.*a.*a…b` tries every way of splitting before failing.
+    writeFileSync(join(include, 'a'.repeat(64)), 'LoadPlugin skipped\n');
+    writeFileSync(join(include, `${'a'.repeat(40)}b`), 'LoadPlugin matched\n');
+    const filter = `${'*a'.repeat(29)}*b`;
+    const file = join(dir.path, 'filter.conf');
+    writeFileSync(
+      file,
+      `<Include "${include}">\n  Filter "${filter}"\n</Include>\n`
+    );
+    const started = performance.now();
+    const { items } = readCollectdConfig(file);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(items.map(item => item.values[0])).toEqual(['matched']);
+  });
+
+  it('should refuse 3,000 nested blocks with a located error', () => {
+    const text = '<A>\n'.repeat(3000) + 'Interval 1\n' + '</A>\n'.repeat(3000);
+    const file = join(dir.path, 'nested.conf');
+    const { message, ms } = read('nested.conf', text);
+    expect(message).toBe(
+      `${file}: line ${MAX_BLOCK_DEPTH + 1}: found "A", expected at most ${MAX_BLOCK_DEPTH} blocks nested in one another`
+    );
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it(`should read ${MAX_BLOCK_DEPTH} nested blocks`, () => {
+    const text =
+      '<A>\n'.repeat(MAX_BLOCK_DEPTH) +
+      'Interval 1\n' +
+      '</A>\n'.repeat(MAX_BLOCK_DEPTH);
+    expect(read('deep.conf', text).message).toBeUndefined();
+  });
+
+  it(`should refuse Includes more than ${MAX_INCLUDE_DEPTH} files deep`, () => {
+    for (let level = 0; level <= MAX_INCLUDE_DEPTH + 1; level++)
+      writeFileSync(
+        join(dir.path, `level-${level}.conf`),
+        `Include "${join(dir.path, `level-${level + 1}.conf`)}"\n`
+      );
+    const last = join(dir.path, `level-${MAX_INCLUDE_DEPTH}.conf`);
+    expect(() => readCollectdConfig(join(dir.path, 'level-0.conf'))).toThrow(
+      `${last}: line 1: found Include "${join(dir.path, `level-${MAX_INCLUDE_DEPTH + 1}.conf`)}" ${MAX_INCLUDE_DEPTH + 1} files deep, expected at most ${MAX_INCLUDE_DEPTH} (collectd's limit)`
+    );
+  });
 });

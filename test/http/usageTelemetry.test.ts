@@ -212,12 +212,27 @@ describe('usage telemetry', () => {
       expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
         [
           {
-            attributes: { ...anonymous, 'http.route': route },
+            attributes: {
+              ...anonymous,
+              'http.response.status_code': 404,
+              'http.route': route,
+            },
             value: 1,
           },
-          { attributes: { ...collectd, 'http.route': route }, value: 2 },
           {
-            attributes: { ...curl, 'http.route': '/api/metrics/all' },
+            attributes: {
+              ...collectd,
+              'http.response.status_code': 200,
+              'http.route': route,
+            },
+            value: 2,
+          },
+          {
+            attributes: {
+              ...curl,
+              'http.response.status_code': 200,
+              'http.route': '/api/metrics/all',
+            },
             value: 1,
           },
         ].sort(byAttributes)
@@ -350,19 +365,31 @@ describe('usage telemetry', () => {
       expect(sockets.size).toBe(1);
 
       const route = '/api/metrics/host_type/:host_type';
-      const client = (name: string, version: string, at = route) => ({
+      const client = (
+        name: string,
+        version: string,
+        status: number,
+        at = route
+      ) => ({
         'client.address': '127.0.0.1',
         'user_agent.name': name,
         'user_agent.version': version,
+        'http.response.status_code': status,
         'http.route': at,
       });
       expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
         [
-          { attributes: client('collectd', '5.12.0'), value: 3 },
-          { attributes: client('curl', '8.1.2'), value: 5 },
+          { attributes: client('collectd', '5.12.0', 200), value: 3 },
+          { attributes: client('curl', '8.1.2', 200), value: 3 },
+          { attributes: client('curl', '8.1.2', 404), value: 1 },
+          { attributes: client('curl', '8.1.2', 405), value: 1 },
           {
-            attributes: client('curl', '8.1.2', '/api/metrics/all'),
-            value: 2,
+            attributes: client('curl', '8.1.2', 200, '/api/metrics/all'),
+            value: 1,
+          },
+          {
+            attributes: client('curl', '8.1.2', 406, '/api/metrics/all'),
+            value: 1,
           },
         ].sort(byAttributes)
       );

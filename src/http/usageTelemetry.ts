@@ -1,8 +1,9 @@
 /**
  * Who still polls the legacy API: the plugin's own OpenTelemetry instruments (the HTTP semantic
- * conventions' request duration, requests per client, each client's last request time) and a
- * one-line warning at each new client. Attribute sets are prepared once per route and client,
- * and the client table is bounded, so a scan cannot grow memory.
+ * conventions' request duration, requests per client and response status, each client's last
+ * request time) and a one-line warning at each new client, except the package's own tools.
+ * Attribute sets are prepared once per route, status and client, and the client table is
+ * bounded, so a scan cannot grow memory.
  */
 import {
   metrics,

@@ -23,6 +23,12 @@ export const WARNING_CODES = Object.freeze({
   collectError: 'LEGACY_API_COLLECT_ERROR',
   /** A client polls the legacy API for the first time (or the client table is full). */
   newClient: 'LEGACY_API_NEW_CLIENT',
+  /** A scheduled brownout of a deprecated legacy API started: GET and HEAD now answer 410 Gone. */
+  brownoutStarted: 'LEGACY_API_BROWNOUT_STARTED',
+  /** A scheduled brownout of a deprecated legacy API ended: requests are answered again. */
+  brownoutEnded: 'LEGACY_API_BROWNOUT_ENDED',
+  /** A deprecated legacy API reached its sunset (from then on, every request answers 410 Gone if it is enforced). */
+  sunset: 'LEGACY_API_SUNSET',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */

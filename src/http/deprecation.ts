@@ -70,7 +70,7 @@ function bodies(message: string): GoneBodies {
 }
 
 /** `[start, end)` windows merged where they overlap or touch, in order. */
-function mergeWindows(
+export function mergeWindows(
   windows: ResolvedDeprecation['brownouts']
 ): Array<{ startMs: number; endMs: number }> {
   const sorted = [...windows].sort((a, b) => a.startMs - b.startMs);
@@ -124,6 +124,7 @@ export class DeprecationPolicy {
   private readonly _phases: readonly Phase[];
   /** The phase of the last request: requests mostly fall into the same one. */
   private _current: Phase;
+  private _onPhaseChange: ((nowMs: number) => void) | undefined;
 
   constructor(readonly settings: ResolvedDeprecation) {
     const headers: Array<[string, string]> = [
@@ -170,11 +171,22 @@ export class DeprecationPolicy {
     );
   }
 
-  /** The days left until the sunset at `timeMs`, rounded down; 0 once it has passed. */
+  /**
+   * The days left until the sunset at `timeMs`, rounded up: the whole last day reads 1, and 0
+   * means the sunset has passed.
+   */
   daysLeft(timeMs: number): number {
     const sunsetMs = this.settings.sunsetMs;
     if (sunsetMs === undefined || timeMs >= sunsetMs) return 0;
-    return Math.floor((sunsetMs - timeMs) / DAY_MS);
+    return Math.ceil((sunsetMs - timeMs) / DAY_MS);
+  }
+
+  /**
+   * Calls `listener` with the time whenever a request finds the schedule in another phase than
+   * the request before: the clock may have stepped past a transition its timer waits for.
+   */
+  onPhaseChange(listener: (nowMs: number) => void): void {
+    this._onPhaseChange = listener;
   }
 
   /**
@@ -192,6 +204,7 @@ export class DeprecationPolicy {
     if (nowMs < phase.fromMs || nowMs >= phase.toMs) {
       phase = this._phaseAt(nowMs);
       this._current = phase;
+      this._onPhaseChange?.(nowMs);
     }
     if (phase.gone === undefined) return false;
     const method = request.method;

@@ -17,10 +17,12 @@ const BASE: Record<LegacyFormat, LegacySerializer> = {
 };
 
 /**
- * Serves the legacy API with the in-band sunset metric: a spiral whose `count` is the whole days
- * left until the sunset at the snapshot's time (`one` is 0), in every map of metrics, in the
- * listing and at its own single-metric paths. It is not an instrument, so Prometheus and OTLP
- * never see it. Its value follows the snapshot's time, so bodies stay cached per snapshot.
+ * Serves the legacy API with the in-band sunset metric: a spiral whose `count` and `one` both
+ * are the days left until the sunset at the snapshot's time, rounded up (0 once it has passed),
+ * in every map of metrics, in the listing and at its own single-metric paths. Both fields, as
+ * pollers type `count` as a counter (`derive`), which writers that store rates turn into 0, and
+ * `one` as a gauge, which every writer stores as read. It is not an instrument, so Prometheus and
+ * OTLP never see it. Its value follows the snapshot's time, so bodies stay cached per snapshot.
  */
 export class InBandSunsetMetric {
   private _snapshot: Snapshot | undefined;
@@ -36,11 +38,7 @@ export class InBandSunsetMetric {
   serializer(snapshot: Snapshot, format: LegacyFormat): LegacySerializer {
     if (snapshot !== this._snapshot) {
       this._snapshot = snapshot;
-      const value = {
-        names: SPIRAL_FIELDS,
-        numbers: [this._policy.daysLeft(snapshot.timeMs), 0],
-        integer: true,
-      };
+      const value = this._value(snapshot);
       const placement = { listedPerGroup: !this._allMetricsAreGlobal };
       this._serializers = {
         json: withExtraMetric(
@@ -79,14 +77,22 @@ export class InBandSunsetMetric {
           snapshot.respond(this._variant, [root, section, name], serializer)
             .status === 200);
       if (ownPath) {
-        const value = {
-          names: SPIRAL_FIELDS,
-          numbers: [this._policy.daysLeft(snapshot.timeMs), 0],
-          integer: true,
+        return {
+          status: 200,
+          body: Buffer.from(serializer.metric(this._value(snapshot))),
         };
-        return { status: 200, body: Buffer.from(serializer.metric(value)) };
       }
     }
     return snapshot.respond(this._variant, segments, serializer);
+  }
+
+  /** The spiral's `count` and `one` at the snapshot's time. */
+  private _value(snapshot: Snapshot): {
+    names: typeof SPIRAL_FIELDS;
+    numbers: number[];
+    integer: boolean;
+  } {
+    const days = this._policy.daysLeft(snapshot.timeMs);
+    return { names: SPIRAL_FIELDS, numbers: [days, days], integer: true };
   }
 }

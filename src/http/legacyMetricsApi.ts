@@ -21,6 +21,7 @@ import {
   DeprecationPolicy,
   type LegacyApiDeprecationOptions,
 } from './deprecation';
+import { announceTransitions } from './deprecationAnnouncer';
 import { InBandSunsetMetric } from './inBandSunsetMetric';
 import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
 
@@ -147,6 +148,13 @@ async function legacyMetricsApiPlugin(
     options,
     'legacyMetricsApi'
   );
+  if (deprecation !== undefined)
+    announceTransitions(
+      fastify,
+      deprecation,
+      `${fastify.prefix}/metrics${host === ANY_HOST ? '' : ` (Host ${host})`}`,
+      () => reader.now()
+    );
   const inBand =
     deprecation?.settings.inBand === true
       ? new InBandSunsetMetric(deprecation, variant, reader.allMetricsAreGlobal)

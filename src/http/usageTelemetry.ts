@@ -1,8 +1,9 @@
 /**
  * Who still polls the legacy API: the plugin's own OpenTelemetry instruments (the HTTP semantic
- * conventions' request duration, requests per client, each client's last request time) and a
- * one-line warning at each new client. Attribute sets are prepared once per route and client,
- * and the client table is bounded, so a scan cannot grow memory.
+ * conventions' request duration, requests per client and response status, each client's last
+ * request time) and a one-line warning at each new client, except the package's own tools.
+ * Attribute sets are prepared once per route, status and client, and the client table is
+ * bounded, so a scan cannot grow memory.
  */
 import {
   metrics,
@@ -14,42 +15,26 @@ import {
   type ObservableResult,
 } from '@opentelemetry/api';
 import { AggregationType, type ViewOptions } from '@opentelemetry/sdk-metrics';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+} from 'fastify';
+import { performance } from 'node:perf_hooks';
 import { PACKAGE_METER_NAME, type Variant } from '../attributes';
-import {
-  checkOptionObject,
-  invalidOption,
-  isPlainObject,
-  optionPath,
-} from '../optionValidation';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
+import { identifyClient, OTHER_CLIENT } from './clientIdentity';
 import type { Answer, RequestListener } from './legacyMetricsApi';
+import { usageOptions, type LegacyApiUsageOptions } from './usageOptions';
 
-/** Bounds of the usage telemetry. */
-export interface UsageOptions {
-  /**
-   * The most distinct clients (address and User-Agent) kept apart; the rest are counted as `other`.
-   * @default 20
-   */
-  maxClients?: number;
-}
-
-/** Usage telemetry options of the plugin, the standalone server and the configured listeners. */
-export interface LegacyApiUsageOptions {
-  /**
-   * The MeterProvider that receives the usage instruments.
-   * @default the global MeterProvider of `@opentelemetry/api` (a no-op unless the application registered one)
-   */
-  meterProvider?: MeterProvider;
-  /**
-   * `false` turns usage telemetry off; `true` or an object turns it on.
-   * @default on when `deprecation` or `meterProvider` is given, off otherwise
-   */
-  usage?: boolean | UsageOptions;
-}
-
-/** The defaults of {@link UsageOptions}. */
-export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
+export { OTHER_CLIENT } from './clientIdentity';
+export {
+  DEFAULT_USAGE_OPTIONS,
+  usageOptions,
+  type LegacyApiUsageOptions,
+  type UsageOptions,
+} from './usageOptions';
 
 /** The names of the usage instruments. */
 export const USAGE_INSTRUMENTS = Object.freeze({
@@ -60,9 +45,6 @@ export const USAGE_INSTRUMENTS = Object.freeze({
   /** Observable gauge: a client's last request on a route, in unix seconds. */
   clientLastRequest: 'legacy_api.client.last_request.time',
 });
-
-/** The value of `user_agent.name`, `user_agent.version` and `client.address` for folded clients. */
-export const OTHER_CLIENT = 'other';
 
 /** The semantic conventions' buckets for `http.server.request.duration`. */
 const DURATION_BUCKETS = [
@@ -101,13 +83,27 @@ const KNOWN_METHODS = new Set([
   'TRACE',
   'QUERY',
 ]);
-/** The product token of a User-Agent (RFC 9110 §10.1.5) and its version. */
-const PRODUCT =
-  /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\/([!#$%&'*+.^_`|~0-9A-Za-z-]+))?/;
 /** The most URLs whose route template is remembered: query strings make URLs unbounded. */
 const ROUTE_MEMO_LIMIT = 256;
 
-/** One client on one route: its attributes, prepared once, and what it did. */
+/**
+ * When fastify routed a request to the API (`performance.now()`): the start of its
+ * `http.server.request.duration`. A request decoration, so every request has the field from
+ * its construction and the stamp costs one store.
+ */
+const ARRIVAL = Symbol('legacyApiArrival');
+
+interface StampedRequest extends FastifyRequest {
+  [ARRIVAL]: number;
+}
+
+/** The API's first onRequest hook: fastify runs it after the application's own. */
+const stampArrival: onRequestHookHandler = (request, _reply, done) => {
+  (request as StampedRequest)[ARRIVAL] = performance.now();
+  done();
+};
+
+/** One client on one route with one response status: its attributes, prepared once, and what it did. */
 interface RouteSlot {
   readonly attributes: Attributes;
   /** Requests so far: the counter is observed from it, so a request costs an increment. */
@@ -126,6 +122,7 @@ type DurationsByMethod = Map<string, Map<number, DurationSeries>>;
 
 interface Client {
   readonly attributes: Attributes;
+  /** By response status and route template. */
   readonly routes: Map<string, RouteSlot>;
 }
 
@@ -141,56 +138,6 @@ interface ConnectionMemo {
   readonly client: Client;
   readonly series: DurationSeries;
   readonly slot: RouteSlot;
-}
-
-/**
- * The `meterProvider` and `usage` options below `base` (`''` for top-level names), checked.
- * @throws InvalidOptionError naming the option's full path
- */
-export function usageOptions(
-  base: string,
-  options: LegacyApiUsageOptions
-): {
-  meterProvider: MeterProvider | undefined;
-  usage: boolean | undefined;
-  maxClients: number;
-} {
-  const { meterProvider, usage } = options;
-  if (
-    meterProvider !== undefined &&
-    (!isPlainObject(meterProvider) ||
-      typeof (meterProvider as Partial<MeterProvider>).getMeter !== 'function')
-  )
-    invalidOption(
-      optionPath(base, 'meterProvider'),
-      meterProvider,
-      'a MeterProvider'
-    );
-  const usagePath = optionPath(base, 'usage');
-  if (usage === undefined || typeof usage === 'boolean')
-    return {
-      meterProvider,
-      usage,
-      maxClients: DEFAULT_USAGE_OPTIONS.maxClients,
-    };
-  checkOptionObject(
-    usagePath,
-    usage,
-    ['maxClients'],
-    'false, true or { maxClients }'
-  );
-  const maxClients = usage['maxClients'] ?? DEFAULT_USAGE_OPTIONS.maxClients;
-  if (
-    typeof maxClients !== 'number' ||
-    !Number.isSafeInteger(maxClients) ||
-    maxClients < 0
-  )
-    invalidOption(
-      optionPath(usagePath, 'maxClients'),
-      maxClients,
-      'a non-negative integer'
-    );
-  return { meterProvider, usage: true, maxClients };
 }
 
 /**
@@ -301,8 +248,13 @@ export class UsageTelemetry {
     );
   }
 
-  /** Starts observing the counters, and stops when `fastify` closes. */
+  /**
+   * Stamps each request's arrival and starts observing the counters, in `fastify` (the plugin's
+   * own context, so only the API's requests pay for the stamp); stops when `fastify` closes.
+   */
   attach(fastify: FastifyInstance): void {
+    fastify.decorateRequest(ARRIVAL, 0);
+    fastify.addHook('onRequest', stampArrival);
     this._requests.addCallback(this._observeCounts);
     this._lastRequest.addCallback(this._observeLast);
     fastify.addHook('onClose', (_instance, done) => {
@@ -316,23 +268,30 @@ export class UsageTelemetry {
   /**
    * `answer` as a route handler that records each request once it has answered: a wrapper rather
    * than an onResponse hook, which would cost about as much again as the recording. The answer
-   * and the record share one reading of the clock.
+   * and the record share one reading of the reader's clock; the duration is measured on the
+   * monotonic clock, as a wall-clock step must not make it negative or huge.
    */
   wrap(answer: Answer): RequestListener {
     const clock = this._clock;
     return (request, reply) => {
       const nowMs = clock();
       answer(request, reply, nowMs);
-      this.record(request, reply, nowMs);
+      this.record(request, reply, nowMs, performance.now());
     };
   }
 
   /**
-   * Records one answered request at `nowMs` (the clock's time). Its duration runs from fastify's
-   * start of the request to now: the plugin's replies are sent synchronously, so that is when the
-   * response was handed over.
+   * Records one answered request at `nowMs` (the reader's clock). Its duration runs from its
+   * arrival (see {@link ARRIVAL}) to `endMs`: the plugin's replies are handed to Node
+   * synchronously, so that is when the response was sent, as the HTTP instrumentation's
+   * `response.end` marks it.
    */
-  record(request: FastifyRequest, reply: FastifyReply, nowMs: number): void {
+  record(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    nowMs: number,
+    endMs: number
+  ): void {
     const socket = request.raw.socket;
     const userAgent = request.headers['user-agent'];
     const url = request.url;
@@ -349,7 +308,9 @@ export class UsageTelemetry {
       memo = this._memo(request, status, userAgent, memo);
       this._connections.set(socket, memo);
     }
-    memo.series.pending.push(reply.elapsedTime / 1000);
+    memo.series.pending.push(
+      (endMs - (request as StampedRequest)[ARRIVAL]) / 1000
+    );
     if (++this._pendingCount >= PENDING_LIMIT) this._recordPending();
     const slot = memo.slot;
     slot.count++;
@@ -386,7 +347,7 @@ export class UsageTelemetry {
       status,
       client,
       series: this._durationSeries(durations, template, request, status),
-      slot: this._slot(client, template),
+      slot: this._slot(client, template, status),
     };
   }
 
@@ -496,32 +457,33 @@ export class UsageTelemetry {
       }
       return this._other;
     }
-    const product = userAgent === undefined ? null : PRODUCT.exec(userAgent);
-    const attributes: Attributes = {
-      'user_agent.name': product?.[1] ?? 'unknown',
-      'client.address': address,
-    };
-    if (product?.[2] !== undefined)
-      attributes['user_agent.version'] = product[2];
+    const { attributes, tool } = identifyClient(userAgent, address);
     const client: Client = { attributes, routes: new Map() };
     this._clients.set(key, client);
-    emitLegacyWarning(
-      WARNING_CODES.newClient,
-      `legacy metrics API: first request from a new client: ${address}, ` +
-        `User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${route}`
-    );
+    // The package's own tools read the API once to plan or check a migration: not a poller.
+    if (tool === undefined)
+      emitLegacyWarning(
+        WARNING_CODES.newClient,
+        `legacy metrics API: first request from a new client: ${address}, ` +
+          `User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${route}`
+      );
     return client;
   }
 
-  private _slot(client: Client, route: string): RouteSlot {
-    let slot = client.routes.get(route);
+  private _slot(client: Client, route: string, status: number): RouteSlot {
+    const key = `${status} ${route}`;
+    let slot = client.routes.get(key);
     if (slot === undefined) {
       slot = {
-        attributes: { ...client.attributes, 'http.route': route },
+        attributes: {
+          ...client.attributes,
+          'http.response.status_code': status,
+          'http.route': route,
+        },
         count: 0,
         lastMs: 0,
       };
-      client.routes.set(route, slot);
+      client.routes.set(key, slot);
     }
     return slot;
   }

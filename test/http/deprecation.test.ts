@@ -321,17 +321,21 @@ describe.each<[Variant]>([['host_type'], ['host']])(
     describe('in-band metric', () => {
       const inBand = { since: SINCE, sunset: SUNSET, inBand: true };
 
-      it('should count the whole days left from 400 days before the sunset to after it', async () => {
+      it('should count the days left, rounded up, in count and one, from 400 days before the sunset to after it', async () => {
         app = await appWith(rig.reader, variant, inBand);
         const sunsetMs = Date.parse(SUNSET);
+        // The whole last day reads 1: 0 says the sunset has passed, and only then.
         const cases: Array<[number, number]> = [
           [sunsetMs - 400 * DAY, 400],
-          [sunsetMs - 400 * DAY + 1, 399],
-          [sunsetMs - 30 * DAY - HOUR, 30],
+          [sunsetMs - 400 * DAY + 1, 400],
+          [sunsetMs - 399 * DAY, 399],
+          [sunsetMs - 30 * DAY - HOUR, 31],
+          [sunsetMs - DAY - 1, 2],
           [sunsetMs - DAY, 1],
-          [sunsetMs - DAY + 1, 0],
-          [sunsetMs - 1, 0],
+          [sunsetMs - 3 * HOUR, 1],
+          [sunsetMs - 1, 1],
           [sunsetMs, 0],
+          [sunsetMs + 1, 0],
           [sunsetMs + 90 * DAY, 0],
         ];
         const seen: Array<[number, unknown]> = [];
@@ -344,7 +348,7 @@ describe.each<[Variant]>([['host_type'], ['host']])(
           seen.push([days, JSON.parse(res.body).metrics[IN_BAND_METRIC_NAME]]);
         }
         expect(seen).toEqual(
-          cases.map(([, days]) => [days, { count: days, one: 0 }])
+          cases.map(([, days]) => [days, { count: days, one: days }])
         );
       });
 
@@ -356,7 +360,7 @@ describe.each<[Variant]>([['host_type'], ['host']])(
           const res = await app.inject({ url });
           return { status: res.statusCode, body: JSON.parse(res.body) };
         };
-        const value = { count: 10, one: 0 };
+        const value = { count: 10, one: 10 };
         // Ten days later the window of `one` is empty.
         const sent = { count: 3, one: 0 };
         expect(await json('/api/metrics')).toEqual({
@@ -404,7 +408,7 @@ describe.each<[Variant]>([['host_type'], ['host']])(
           headers: { accept: 'application/xml' },
         });
         expect(xml.body).toBe(
-          "<metrics><legacyApiSunsetDays count='10' one='0'/><xmppMessageSent count='3' one='0'/></metrics>"
+          "<metrics><legacyApiSunsetDays count='10' one='10'/><xmppMessageSent count='3' one='0'/></metrics>"
         );
       });
 

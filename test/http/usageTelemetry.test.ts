@@ -2,16 +2,9 @@ import {
   diag,
   DiagLogLevel,
   metrics,
-  type Attributes,
   type DiagLogger,
 } from '@opentelemetry/api';
-import {
-  AggregationTemporality,
-  DataPointType,
-  MeterProvider,
-  MetricReader,
-  type MetricData,
-} from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { Agent, request } from 'node:http';
 import {
@@ -19,66 +12,16 @@ import {
   legacyMetricsApi,
   LegacyMetricsReader,
   OTHER_CLIENT,
-  PACKAGE_METER_NAME,
   startLegacyMetricsServer,
   USAGE_INSTRUMENTS,
   type LegacyMetricsServer,
 } from '../../src';
+import { WARNING_CODES } from '../../src/warnings';
+import { watchWarnings } from './operatorWarnings';
+import { byAttributes, UsageCollector } from './usageCollector';
 
 const NOW = 1_700_000_000_000;
 const LOG_PREFIX = 'legacy metrics API: ';
-
-/** Orders data points by their attributes, whatever the order of their keys. */
-function byAttributes(
-  a: { attributes: Attributes },
-  b: { attributes: Attributes }
-): number {
-  const key = (attributes: Attributes) =>
-    JSON.stringify(Object.entries(attributes).sort());
-  return key(a.attributes).localeCompare(key(b.attributes));
-}
-
-/** Stands for Prometheus and OTLP: what the SDK hands every other reader. */
-class Collector extends MetricReader {
-  constructor() {
-    super({
-      aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE,
-    });
-  }
-
-  async metric(name: string): Promise<MetricData | undefined> {
-    const { resourceMetrics } = await this.collect();
-    return resourceMetrics.scopeMetrics
-      .filter(scope => scope.scope.name === PACKAGE_METER_NAME)
-      .flatMap(scope => scope.metrics)
-      .find(metric => metric.descriptor.name === name);
-  }
-
-  /** Each data point's attributes and value (a histogram's count), sorted for comparison. */
-  async points(
-    name: string
-  ): Promise<Array<{ attributes: Attributes; value: number }>> {
-    const metric = await this.metric(name);
-    if (metric === undefined) return [];
-    return metric.dataPoints
-      .map(point => ({
-        attributes: point.attributes,
-        value:
-          metric.dataPointType === DataPointType.HISTOGRAM
-            ? (point.value as { count: number }).count
-            : (point.value as number),
-      }))
-      .sort(byAttributes);
-  }
-
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /** One GET over a real socket from a chosen loopback address, with an optional User-Agent. */
 function get(
@@ -132,7 +75,7 @@ async function warningsDuring(
 
 describe('usage telemetry', () => {
   let reader: LegacyMetricsReader;
-  let collector: Collector;
+  let collector: UsageCollector;
   let provider: MeterProvider;
   let server: LegacyMetricsServer | undefined;
   const clock = { now: NOW };
@@ -143,7 +86,7 @@ describe('usage telemetry', () => {
       hostTypes: ['localhost'],
       now: () => clock.now,
     });
-    collector = new Collector();
+    collector = new UsageCollector();
     provider = new MeterProvider({ readers: [reader, collector] });
     provider
       .getMeter('server')
@@ -212,12 +155,27 @@ describe('usage telemetry', () => {
       expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
         [
           {
-            attributes: { ...anonymous, 'http.route': route },
+            attributes: {
+              ...anonymous,
+              'http.response.status_code': 404,
+              'http.route': route,
+            },
             value: 1,
           },
-          { attributes: { ...collectd, 'http.route': route }, value: 2 },
           {
-            attributes: { ...curl, 'http.route': '/api/metrics/all' },
+            attributes: {
+              ...collectd,
+              'http.response.status_code': 200,
+              'http.route': route,
+            },
+            value: 2,
+          },
+          {
+            attributes: {
+              ...curl,
+              'http.response.status_code': 200,
+              'http.route': '/api/metrics/all',
+            },
             value: 1,
           },
         ].sort(byAttributes)
@@ -350,19 +308,31 @@ describe('usage telemetry', () => {
       expect(sockets.size).toBe(1);
 
       const route = '/api/metrics/host_type/:host_type';
-      const client = (name: string, version: string, at = route) => ({
+      const client = (
+        name: string,
+        version: string,
+        status: number,
+        at = route
+      ) => ({
         'client.address': '127.0.0.1',
         'user_agent.name': name,
         'user_agent.version': version,
+        'http.response.status_code': status,
         'http.route': at,
       });
       expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
         [
-          { attributes: client('collectd', '5.12.0'), value: 3 },
-          { attributes: client('curl', '8.1.2'), value: 5 },
+          { attributes: client('collectd', '5.12.0', 200), value: 3 },
+          { attributes: client('curl', '8.1.2', 200), value: 3 },
+          { attributes: client('curl', '8.1.2', 404), value: 1 },
+          { attributes: client('curl', '8.1.2', 405), value: 1 },
           {
-            attributes: client('curl', '8.1.2', '/api/metrics/all'),
-            value: 2,
+            attributes: client('curl', '8.1.2', 200, '/api/metrics/all'),
+            value: 1,
+          },
+          {
+            attributes: client('curl', '8.1.2', 406, '/api/metrics/all'),
+            value: 1,
           },
         ].sort(byAttributes)
       );
@@ -390,6 +360,96 @@ describe('usage telemetry', () => {
           duration('DELETE', 405, 1),
         ].sort(byAttributes)
       );
+    });
+  });
+
+  describe("the package's own tools", () => {
+    it('should count migrate and compare as tools, with no new-client warning, beside a poller that gets one', async () => {
+      server = await startLegacyMetricsServer(reader, {
+        port: 0,
+        meterProvider: provider,
+      });
+      const base = `${server.url}/api/metrics`;
+      const warnings = watchWarnings();
+      try {
+        for (const userAgent of [
+          'legacy-metrics-api/1.4.0 (migrate)',
+          'legacy-metrics-api/1.4.0 (compare)',
+          'legacy-metrics-api/1.4.0 (compare)',
+        ])
+          expect(await get(`${base}/all`, '127.0.0.4', userAgent)).toBe(200);
+        expect(
+          await get(
+            `${base}/host_type/localhost`,
+            '127.0.0.5',
+            'collectd/5.12.0'
+          )
+        ).toBe(200);
+      } finally {
+        warnings.stop();
+      }
+      const seen = warnings.emitted();
+      expect(seen).toEqual([
+        {
+          code: WARNING_CODES.newClient,
+          message:
+            'legacy metrics API: first request from a new client: 127.0.0.5, User-Agent "collectd/5.12.0", GET /api/metrics/host_type/:host_type',
+        },
+      ]);
+      const tool = (name: string) => ({
+        'client.address': '127.0.0.4',
+        'user_agent.name': 'legacy-metrics-api',
+        'user_agent.version': '1.4.0',
+        'legacy_api.client.tool': name,
+        'http.response.status_code': 200,
+        'http.route': '/api/metrics/all',
+      });
+      expect(await collector.points(USAGE_INSTRUMENTS.clientRequests)).toEqual(
+        [
+          { attributes: tool('migrate'), value: 1 },
+          { attributes: tool('compare'), value: 2 },
+          {
+            attributes: {
+              'client.address': '127.0.0.5',
+              'user_agent.name': 'collectd',
+              'user_agent.version': '5.12.0',
+              'http.response.status_code': 200,
+              'http.route': '/api/metrics/host_type/:host_type',
+            },
+            value: 1,
+          },
+        ].sort(byAttributes)
+      );
+    });
+
+    it.each([
+      'legacy-metrics-api/1.4.0 (poll)',
+      'legacy-metrics-api/1.4.0',
+      'Mozilla/5.0 legacy-metrics-api/1.4.0 (migrate)',
+    ])('should count %j as a poller, with its warning', async userAgent => {
+      const app = Fastify({ logger: false });
+      await app.register(legacyMetricsApi, {
+        reader,
+        prefix: '/api',
+        meterProvider: provider,
+      });
+      try {
+        const logged = await warningsDuring(LOG_PREFIX, async () => {
+          await app.inject({
+            url: '/api/metrics',
+            headers: { 'user-agent': userAgent },
+          });
+        });
+        expect(logged).toEqual([
+          `legacy metrics API: first request from a new client: 127.0.0.1, User-Agent ${JSON.stringify(userAgent)}, GET /api/metrics`,
+        ]);
+        const [point] = await collector.points(
+          USAGE_INSTRUMENTS.clientRequests
+        );
+        expect(point?.attributes['legacy_api.client.tool']).toBeUndefined();
+      } finally {
+        await app.close();
+      }
     });
   });
 

@@ -1,0 +1,87 @@
+/**
+ * The options of usage telemetry, shared by the plugin, the standalone server and the configured
+ * listeners, and their one check.
+ */
+import type { MeterProvider } from '@opentelemetry/api';
+import {
+  checkOptionObject,
+  invalidOption,
+  isPlainObject,
+  optionPath,
+} from '../optionValidation';
+
+/** Bounds of the usage telemetry. */
+export interface UsageOptions {
+  /**
+   * The most distinct clients (address and User-Agent) kept apart; the rest are counted as `other`.
+   * @default 20
+   */
+  maxClients?: number;
+}
+
+/** Usage telemetry options of the plugin, the standalone server and the configured listeners. */
+export interface LegacyApiUsageOptions {
+  /**
+   * The MeterProvider that receives the usage instruments.
+   * @default the global MeterProvider of `@opentelemetry/api` (a no-op unless the application registered one)
+   */
+  meterProvider?: MeterProvider;
+  /**
+   * `false` turns usage telemetry off; `true` or an object turns it on.
+   * @default on when `deprecation` or `meterProvider` is given, off otherwise
+   */
+  usage?: boolean | UsageOptions;
+}
+
+/** The defaults of {@link UsageOptions}. */
+export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
+
+/**
+ * The `meterProvider` and `usage` options below `base` (`''` for top-level names), checked.
+ * @throws InvalidOptionError naming the option's full path
+ */
+export function usageOptions(
+  base: string,
+  options: LegacyApiUsageOptions
+): {
+  meterProvider: MeterProvider | undefined;
+  usage: boolean | undefined;
+  maxClients: number;
+} {
+  const { meterProvider, usage } = options;
+  if (
+    meterProvider !== undefined &&
+    (!isPlainObject(meterProvider) ||
+      typeof (meterProvider as Partial<MeterProvider>).getMeter !== 'function')
+  )
+    invalidOption(
+      optionPath(base, 'meterProvider'),
+      meterProvider,
+      'a MeterProvider'
+    );
+  const usagePath = optionPath(base, 'usage');
+  if (usage === undefined || typeof usage === 'boolean')
+    return {
+      meterProvider,
+      usage,
+      maxClients: DEFAULT_USAGE_OPTIONS.maxClients,
+    };
+  checkOptionObject(
+    usagePath,
+    usage,
+    ['maxClients'],
+    'false, true or { maxClients }'
+  );
+  const maxClients = usage['maxClients'] ?? DEFAULT_USAGE_OPTIONS.maxClients;
+  if (
+    typeof maxClients !== 'number' ||
+    !Number.isSafeInteger(maxClients) ||
+    maxClients < 0
+  )
+    invalidOption(
+      optionPath(usagePath, 'maxClients'),
+      maxClients,
+      'a non-negative integer'
+    );
+  return { meterProvider, usage: true, maxClients };
+}

@@ -18,7 +18,7 @@ import {
   LOOPBACK_HOST,
 } from '../optionValidation';
 import { requireLegacyApiListener } from './checkConfigCommand';
-import { packageRoot } from './packageInfo';
+import { packageRoot } from '../packageInfo';
 import { describeDeprecation } from './describeDeprecation';
 
 /** Where the demo listens. */

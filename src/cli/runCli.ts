@@ -15,7 +15,7 @@ import {
   startDemo,
   type DemoOptions,
 } from './demoCommand';
-import { packageVersion } from './packageInfo';
+import { packageVersion } from '../packageInfo';
 import { migrateCommand } from './migrateCommand';
 import { parseCommandLine } from './parseCommandLine';
 import { UsageError } from './UsageError';

@@ -56,8 +56,9 @@ export interface DeprecationOptions {
    */
   documentation?: string;
   /**
-   * Add the spiral `legacyApiSunsetDays` (`count`: whole days left until `sunset`) to every host
-   * type or host and to the global metrics, for pollers that never show headers. Needs `sunset`.
+   * Add the spiral `legacyApiSunsetDays` (`count` and `one`: the days left until `sunset`, rounded
+   * up, 0 once it has passed) to every host type or host and to the global metrics, for pollers
+   * that never show headers. Needs `sunset`.
    * @default false
    */
   inBand?: boolean;

@@ -13,7 +13,7 @@ import { Writable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { packageVersion } from '../cli/packageInfo';
+import { packageVersion } from '../packageInfo';
 import { MigrationError } from './MigrationError';
 import { READ_LIMIT_VARIABLES, type ReadLimits } from './readLimits';
 

@@ -13,7 +13,7 @@ import {
   READ_LIMIT_VARIABLES,
   readLimits,
 } from '../../src/migrate/readLimits';
-import { packageVersion } from '../../src/cli/packageInfo';
+import { packageVersion } from '../../src/packageInfo';
 
 const LISTING = JSON.stringify({
   host_types: ['localhost', 'global'],

@@ -5,14 +5,13 @@
  * needs it, so that time and memory grow with the server, not with its square.
  */
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
-import { hostTypeSegment } from '../reader/naming';
 import {
   ExpositionIndex,
   type ExpositionRead,
   type Placement,
 } from './expositionIndex';
+import { groupsOf } from './comparedGroups';
 import {
-  fetchListing,
   fetchMetricsMap,
   fetchText,
   legacyBase,
@@ -29,6 +28,9 @@ const TICK_MARGIN_MS = 250;
 
 /** How often a disagreement is measured again before it counts: values move while they are read. */
 export const COMPARE_ROUNDS = 3;
+
+/** A read of the exposition starts at most once per this many times its duration. */
+const READ_SHARE = 3;
 
 /** Legacy maps read at once. */
 const LEGACY_CONCURRENCY = 8;
@@ -87,12 +89,6 @@ export interface Comparison {
   readonly disagreements: number;
 }
 
-interface Group {
-  readonly name: string;
-  readonly placement: Placement;
-  readonly url: string;
-}
-
 interface Answer {
   readonly group: number;
   readonly requestedAt: number;
@@ -105,40 +101,6 @@ const sleep = (ms: number): Promise<void> =>
 
 const EXPOSITION_ACCEPT = 'text/plain;version=0.0.4';
 
-/** The groups to compare: the listing's (or those asked for), then the global metrics. */
-async function groupsOf(options: CompareOptions, base: string) {
-  const listing = await fetchListing(base);
-  const url = (name: string): string =>
-    `${base}/metrics/${listing.variant}/${encodeURIComponent(name)}`;
-  const named = (name: string): Group => ({
-    name,
-    placement: { label: listing.variant, value: name },
-    url: url(name),
-  });
-  let groups: Group[];
-  if (options.hostTypes !== undefined && options.hostTypes.length > 0)
-    groups = options.hostTypes.map(name => {
-      const raw =
-        listing.groups.find(g => g === name) ??
-        listing.groups.find(g => hostTypeSegment(g) === name);
-      if (raw === undefined)
-        throw new MigrationError(
-          `--host-type: found ${JSON.stringify(name)}, expected one of ${listing.groups.map(g => JSON.stringify(g)).join(', ')}`
-        );
-      return named(raw);
-    });
-  else
-    groups = [
-      ...listing.groups.map(named),
-      {
-        name: 'global',
-        placement: { label: 'global' },
-        url: `${base}/metrics/global`,
-      },
-    ];
-  return { listing, groups };
-}
-
 /**
  * Reads the legacy API and the exposition together and compares every key of every metric, per
  * host type (and the global metrics). A disagreement is measured again, up to
@@ -149,7 +111,7 @@ export async function compareServers(
 ): Promise<Comparison> {
   const slotMs = options.slotMs ?? DEFAULT_READER_OPTIONS.slotMs;
   const base = legacyBase(options.legacy);
-  const { listing, groups } = await groupsOf(options, base);
+  const { listing, groups } = await groupsOf(options.hostTypes, base);
   const index = new ExpositionIndex(listing.variant);
   const results = groups.map(() => new Map<string, ComparedKey>());
   const names = [...listing.metrics, ...listing.global];
@@ -187,9 +149,9 @@ export async function compareServers(
     let fetching = true;
     let groupsDone = 0;
     const legacy = (async () => {
-      // The legacy API serves the snapshot of the last slot: wait one, so that it was taken after
-      // the first read, and more for a tick that runs late behind a long exposition read.
-      await sleep(slotMs + TICK_MARGIN_MS + slowestRead);
+      // The legacy API serves the snapshot of the last slot: wait one after the first read, so
+      // that it was taken after that read, and a little more for a tick that runs late.
+      await sleep(slotMs + TICK_MARGIN_MS);
       let next = 0;
       const worker = async (): Promise<void> => {
         while (next < order.length) {
@@ -321,8 +283,19 @@ export async function compareServers(
       }
       const startedAt = Date.now();
       kept.push(await readExposition());
-      slowestRead = Math.max(slowestRead, Date.now() - startedAt);
-      await sleep(Math.max(0, startedAt + SAMPLE_INTERVAL_MS - Date.now()));
+      const took = Date.now() - startedAt;
+      slowestRead = Math.max(slowestRead, took);
+      // A large exposition keeps the server busy while it is written: leave the legacy API most
+      // of the server's time, and read once more at once when the legacy side is done.
+      if (fetching)
+        await sleep(
+          Math.max(
+            0,
+            startedAt +
+              Math.max(SAMPLE_INTERVAL_MS, READ_SHARE * took) -
+              Date.now()
+          )
+        );
     }
     if (outcome !== undefined) throw outcome.error;
   };

@@ -61,15 +61,18 @@ function parseLabels(text: string): [string, string][] | undefined {
     const eq = text.indexOf('="', at);
     if (eq === -1) return undefined;
     const name = text.slice(at, eq).trim();
-    let value = '';
     let i = eq + 2;
-    for (; i < text.length && text[i] !== '"'; i++) {
-      if (text[i] === '\\' && i + 1 < text.length) {
+    let escaped = false;
+    for (; i < text.length && text[i] !== '"'; i++)
+      if (text[i] === '\\') {
+        escaped = true;
         i++;
-        value += text[i] === 'n' ? '\n' : text[i]!;
-      } else value += text[i]!;
-    }
+      }
     if (i >= text.length) return undefined;
+    const raw = text.slice(eq + 2, i);
+    const value = escaped
+      ? raw.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
+      : raw;
     labels.push([name, value]);
     at = i + 1;
   }

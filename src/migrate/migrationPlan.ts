@@ -329,11 +329,6 @@ export async function planMigration(
   }
 
   const fallbackCatalog = explicitCatalog(poller);
-  const { ruleName, collisions } = ruleNamesFor(
-    listing === undefined
-      ? fallbackCatalog.keys()
-      : [...listing.metrics, ...listing.global]
-  );
   const buckets = new HistogramBuckets(exposition);
   const mappings: Mapping[] = [];
   const rules = new Map<string, RuleParts>();
@@ -455,7 +450,8 @@ export async function planMigration(
             text: `${name}: no series of the exposition gives it yet; mapped to ${series.family} as an instrument without attributes.`,
           });
         }
-        const record = ruleName(name, field);
+        // The rule's name waits for every name to be known: two may share it.
+        const record = `${name}\u0000${field}`;
         buckets.check(
           match.instrument,
           series,
@@ -518,7 +514,11 @@ export async function planMigration(
       tag: 'missing-include',
       text: `${missing}: the included file is not there; anything it would poll is not mapped.`,
     });
-  findPitfalls(poller, mappings, pitfalls);
+  const { ruleName, collisions } = ruleNamesFor(mappings.map(m => m.name));
+  const named = mappings.map(m =>
+    m.rule === undefined ? m : { ...m, rule: ruleName(m.name, m.field) }
+  );
+  findPitfalls(poller, named, pitfalls);
   for (const collision of collisions)
     pitfalls.push({
       tag: 'name-collision',
@@ -542,9 +542,9 @@ export async function planMigration(
     legacy: options.legacy,
     prometheusTargets,
     intervalS,
-    mappings,
+    mappings: named,
     rules: [...rules].map(([record, parts]) => ({
-      record,
+      record: ruleName(record.split('\u0000')[0]!, parts.field),
       expr: ruleExpression(parts),
     })),
     pitfalls,

@@ -11,15 +11,14 @@ import {
   type Placement,
 } from './expositionIndex';
 import { groupsOf } from './comparedGroups';
+import { readExposition as readFromServer } from './readExposition';
 import {
   fetchMetricsMap,
-  fetchText,
   legacyBase,
   type LegacyMetricValue,
 } from './fetchServer';
 import { compareKey, notComparedReason, type KeyResult } from './keyComparison';
 import { kindOfValue } from './migrationPlan';
-import { MigrationError } from './MigrationError';
 import { SeriesMatcher, seriesText } from './seriesMatch';
 import { SAMPLE_INTERVAL_MS, TOLERANCES } from './compareTolerances';
 
@@ -99,8 +98,6 @@ interface Answer {
 const sleep = (ms: number): Promise<void> =>
   new Promise(resolve => setTimeout(resolve, ms));
 
-const EXPOSITION_ACCEPT = 'text/plain;version=0.0.4';
-
 /**
  * Reads the legacy API and the exposition together and compares every key of every metric, per
  * host type (and the global metrics). A disagreement is measured again, up to
@@ -118,21 +115,9 @@ export async function compareServers(
   let reads = 0;
   let keys = 0;
 
-  const readExposition = async (): Promise<ExpositionRead> => {
-    const startedAt = Date.now();
-    const text = await fetchText(options.prometheus, EXPOSITION_ACCEPT);
-    if (text === undefined)
-      throw new MigrationError(
-        `${options.prometheus}: found a 404, expected a Prometheus exposition`
-      );
+  const readExposition = (): Promise<ExpositionRead> => {
     reads++;
-    try {
-      return index.index(text, startedAt);
-    } catch (error) {
-      throw new MigrationError(
-        `${options.prometheus}: ${(error as Error).message}, expected a Prometheus exposition`
-      );
-    }
+    return readFromServer(options.prometheus, index);
   };
 
   /** One round: reads the maps of `wanted` (group → the metric/key ids still to compare, or all). */

@@ -66,8 +66,7 @@ describe.each([
           /^ {2}latency\/95 +\d+ +10000\.\.Infinity +DISAGREE \(the histogram cannot express this percentile: /
         );
         expect(result.stdout).toContain('h: latency/95');
-      } else
-        expect(row).toMatch(/^ {2}latency\/95 +\d+ +12500\.\.\S+ +agree$/);
+      } else expect(row).toMatch(/^ {2}latency\/95 +\d+ +12500\.\.\S+ +agree$/);
     }, 30_000);
 
     it(`should ${code === 1 ? '' : 'not '}tag the histogram in report.txt`, async () => {

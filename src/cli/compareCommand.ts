@@ -1,31 +1,37 @@
 /**
- * `legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json]`: reads
- * the legacy API and the Prometheus exposition of one server together and says, key by key,
- * whether they give the same numbers.
+ * `legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json]
+ * [--quiet]`: reads the legacy API and the Prometheus exposition of one server together and says,
+ * key by key, whether they give the same numbers.
  */
 import { parseArgs } from 'node:util';
+import { compareServers } from '../migrate/compareServers';
+import { SAMPLE_INTERVAL_MS } from '../migrate/compareTolerances';
+import { comparisonText } from '../migrate/comparisonText';
 import {
-  compareServers,
-  comparisonText,
-  SAMPLE_INTERVAL_MS,
-} from '../migrate/compareServers';
+  LEGACY_URL_HELP,
+  LEGACY_URL_OPTIONS,
+  legacyUrlOf,
+} from './legacyUrlOption';
+import { ProgressLine, type ProgressStream } from './progressLine';
 import { UsageError } from './UsageError';
 
 /** `compare --help`. */
-export const COMPARE_USAGE = `Usage: legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json]
+export const COMPARE_USAGE = `Usage: legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json] [--quiet]
 
 Reads the legacy metrics API and the Prometheus exposition of the same server together (the
-exposition every ${SAMPLE_INTERVAL_MS} ms for a little over one slot, so that a gauge's moves are
-seen) and prints, per host type and metric, the legacy value, the Prometheus value and whether
-they agree (the tolerance of each kind of key is stated in the output). Exits 0 when every key agrees, 1 on any
-disagreement, 2 on a usage or connection error.
+exposition every ${SAMPLE_INTERVAL_MS} ms, or back to back when it is large, from before the legacy
+snapshot's slot until after each legacy map was read, so that a gauge's moves are seen) and
+prints, per host type and metric, the legacy value, the Prometheus value and whether they agree
+(the tolerance of each kind of key is stated in the output; a row that does not simply agree says
+why). Exits 0 when every key agrees, 1 on any disagreement, 2 on a usage or connection error.
 
 Options:
-  --legacy URL       the legacy API's base, e.g. http://127.0.0.1:8088/api
+  ${LEGACY_URL_HELP}
   --prometheus URL   the server's Prometheus endpoint, e.g. http://127.0.0.1:9464/metrics
   --host-type NAME   compare this host type only (repeatable; default: every host type and the
                      global metrics)
   --json             print the comparison as JSON
+  --quiet            no progress line on stderr (shown on a terminal after two seconds)
   -h, --help         Show this help`;
 
 /** Exit status when a key disagrees. */
@@ -38,10 +44,11 @@ function parse(args: string[]) {
       allowPositionals: false,
       strict: true,
       options: {
-        legacy: { type: 'string' },
+        ...LEGACY_URL_OPTIONS,
         prometheus: { type: 'string' },
         'host-type': { type: 'string', multiple: true },
         json: { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -71,25 +78,45 @@ function url(
   return value;
 }
 
+const count = (n: number): string => n.toLocaleString('en-US');
+
 /** Runs `compare`; resolves to the exit status. */
 export async function compareCommand(
   args: string[],
-  out: (line: string) => void
+  out: (line: string) => void,
+  progressStream: ProgressStream = process.stderr
 ): Promise<number> {
   const { values } = parse(args);
   if (values.help === true) {
     out(COMPARE_USAGE);
     return 0;
   }
-  const comparison = await compareServers({
-    legacy: url('legacy', values.legacy, 'http://127.0.0.1:8088/api'),
-    prometheus: url(
-      'prometheus',
-      values.prometheus,
-      'http://127.0.0.1:9464/metrics'
-    ),
-    hostTypes: values['host-type'],
-  });
+  const legacy = url(
+    'legacy',
+    legacyUrlOf('compare', values),
+    'http://127.0.0.1:8088/api'
+  );
+  const prometheus = url(
+    'prometheus',
+    values.prometheus,
+    'http://127.0.0.1:9464/metrics'
+  );
+  const progress = new ProgressLine(progressStream, values.quiet === true);
+  let comparison;
+  try {
+    comparison = await compareServers({
+      legacy,
+      prometheus,
+      hostTypes: values['host-type'],
+      onProgress: p =>
+        progress.update(
+          () =>
+            `compare: ${p.round > 1 ? `round ${p.round} (measuring disagreements again), ` : ''}${count(p.reads)} exposition reads, ${count(p.groupsDone)}/${count(p.groups)} maps read, ${count(p.keys)} keys compared`
+        ),
+    });
+  } finally {
+    progress.done();
+  }
   if (values.json === true) out(JSON.stringify(comparison, null, 2));
   else for (const line of comparisonText(comparison)) out(line);
   return comparison.disagreements === 0 ? 0 : EXIT_DISAGREE;

@@ -1,5 +1,5 @@
 /**
- * `legacy-metrics-api migrate COLLECTD_CONF [--server URL] [--prometheus URL] [--out DIR]`: turns
+ * `legacy-metrics-api migrate COLLECTD_CONF [--legacy URL] [--prometheus URL] [--out DIR]`: turns
  * a collectd curl_json poller's configuration into a Prometheus configuration, recording rules
  * that reproduce every legacy key it reads, and a report.
  */
@@ -9,22 +9,24 @@ import { parseArgs } from 'node:util';
 import { readCurlJsonPoller } from '../migrate/curlJsonPoller';
 import { MIGRATION_FILES, migrationFiles } from '../migrate/migrationFiles';
 import { planMigration } from '../migrate/migrationPlan';
+import { LEGACY_URL_OPTIONS, legacyUrlOf } from './legacyUrlOption';
 import { UsageError } from './UsageError';
 
 /** `migrate --help`. */
-export const MIGRATE_USAGE = `Usage: legacy-metrics-api migrate COLLECTD_CONF [--server URL] [--prometheus URL] [--out DIR]
+export const MIGRATE_USAGE = `Usage: legacy-metrics-api migrate COLLECTD_CONF [--legacy URL] [--prometheus URL] [--out DIR]
 
 Reads the curl_json <URL> blocks of a collectd configuration and writes prometheus.yml (a scrape
 job at the poller's interval, loading rules.yml), rules.yml (recording rules
 legacy:<name>:<key> that reproduce each legacy key the poller reads, per host type) and
-report.txt (what was mapped, what was not, and the pitfalls of the file).
+report.txt (what was mapped, URL by URL, what was not, and the pitfalls of the file).
 
 Options:
-  --server URL      the legacy API's base, e.g. http://127.0.0.1:8088/api: expand wildcards over
+  --legacy URL      the legacy API's base, e.g. http://127.0.0.1:8088/api: expand wildcards over
                     what it serves and flag keys and host types it does not (without it, the
-                    result is partial)
+                    result is partial; alias: --server)
   --prometheus URL  the server's Prometheus endpoint (default: the legacy URLs' host, port 9464,
-                    /metrics); read with --server to map names that attributes form
+                    /metrics); read with --legacy to map names that attributes form and check
+                    histogram buckets
   --out DIR         write the three files into DIR (default: print them, each under a header)
   -h, --help        Show this help`;
 
@@ -35,7 +37,7 @@ function parse(args: string[]) {
       allowPositionals: true,
       strict: true,
       options: {
-        server: { type: 'string' },
+        ...LEGACY_URL_OPTIONS,
         prometheus: { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -64,14 +66,15 @@ export async function migrateCommand(
         ? "migrate: found no COLLECTD_CONF, expected 'legacy-metrics-api migrate COLLECTD_CONF'"
         : `migrate: unexpected argument ${JSON.stringify(positionals[1])}; expected a single COLLECTD_CONF`
     );
-  for (const name of ['server', 'prometheus', 'out'] as const)
+  const legacy = legacyUrlOf('migrate', values);
+  for (const name of ['prometheus', 'out'] as const)
     if (values[name] === '')
       throw new UsageError(
         `migrate: found an empty --${name}, expected a value`
       );
   const poller = readCurlJsonPoller(positionals[0]!);
   const plan = await planMigration(poller, {
-    server: values.server,
+    legacy,
     prometheus: values.prometheus,
   });
   const files = migrationFiles(plan);

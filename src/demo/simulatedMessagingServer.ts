@@ -48,6 +48,17 @@ const HOST_TYPE_COUNTERS = [
   'modUnregisterCount',
 ] as const;
 
+/** Bucket boundaries of `backends.auth` (200 µs to 20.2 ms are recorded), for Prometheus. */
+export const AUTH_LATENCY_BOUNDARIES_US: readonly number[] = Object.freeze([
+  0, 250, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000, 7500, 10000, 12500,
+  15000, 17500, 20000, 25000,
+]);
+
+/** Bucket boundaries of the stanza sizes (120 to 2,120 bytes are recorded), for Prometheus. */
+export const STANZA_SIZE_BOUNDARIES_BYTES: readonly number[] = Object.freeze([
+  0, 100, 250, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500,
+]);
+
 type HostTypeCounter = (typeof HOST_TYPE_COUNTERS)[number];
 
 interface HostTypeState {
@@ -99,18 +110,27 @@ export function startSimulatedMessagingServer(
     }
   );
   // `backends.auth` with an `operation` attribute is served as `backends.auth.authorize`.
+  // Explicit boundaries that cover the values recorded (the SDK's default stop at 10,000), so
+  // that Prometheus' percentiles can follow the legacy ones; the legacy reader keeps its own
+  // exponential buckets whatever the advice.
   const authLatency: Histogram = meter.createHistogram('backends.auth', {
     description: 'Authentication backend latency',
     unit: 'us',
     valueType: 0,
+    advice: { explicitBucketBoundaries: [...AUTH_LATENCY_BOUNDARIES_US] },
   });
+  const stanzaSize = {
+    unit: 'By',
+    valueType: 0,
+    advice: { explicitBucketBoundaries: [...STANZA_SIZE_BOUNDARIES_BYTES] },
+  };
   const stanzaSizeSent = meter.createHistogram(
     'data.xmpp.sent.xml_stanza_size',
-    { unit: 'By', valueType: 0 }
+    stanzaSize
   );
   const stanzaSizeReceived = meter.createHistogram(
     'data.xmpp.received.xml_stanza_size',
-    { unit: 'By', valueType: 0 }
+    stanzaSize
   );
   const states: HostTypeState[] = hostTypes.map(hostType => ({
     attributes: { host_type: hostType },

@@ -4,7 +4,6 @@
  */
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
-import { parseExposition, type Family } from './exposition';
 import { MigrationError } from './MigrationError';
 import { DEFAULT_READ_LIMITS, readLimits, type ReadLimits } from './readLimits';
 
@@ -143,28 +142,4 @@ export async function fetchMetricsMap(
         !Array.isArray(entry[1])
     )
   );
-}
-
-/** Reads and parses a Prometheus exposition. */
-export async function fetchExposition(
-  url: string,
-  options: ServerReadOptions = {}
-): Promise<Map<string, Family>> {
-  const text = await fetchText(
-    url,
-    'text/plain;version=0.0.4',
-    options,
-    'exposition'
-  );
-  if (text === undefined)
-    throw new MigrationError(
-      `${url}: found a 404, expected a Prometheus exposition`
-    );
-  try {
-    return parseExposition(text);
-  } catch (error) {
-    throw new MigrationError(
-      `${url}: ${(error as Error).message}, expected a Prometheus exposition`
-    );
-  }
 }

@@ -4,6 +4,7 @@
 import { stringify } from 'yaml';
 import { DEFAULT_WINDOW_MS, agreementOf } from '../reader/naming';
 import { parseLegacyUrl, type MigrationPlan } from './migrationPlan';
+import { textTable } from './textTable';
 
 /** The file names, in the order they are printed. */
 export const MIGRATION_FILES = [
@@ -78,46 +79,64 @@ export function rulesYml(plan: MigrationPlan): string {
   ].join('\n');
 }
 
+function agreementText(field: string): string {
+  switch (agreementOf(field)) {
+    case 'exact':
+      return 'exact';
+    case 'window':
+      return 'difference over the window';
+    case 'bucket':
+      return 'bucket estimate';
+    case 'none':
+      return 'none';
+  }
+}
+
 function section(
   title: string,
   lines: readonly string[],
   empty: string
 ): string[] {
-  return [
-    '',
-    `${title}:`,
-    ...(lines.length === 0 ? [`  ${empty}`] : lines.map(line => `  ${line}`)),
-  ];
+  const out = ['', `${title}:`];
+  if (lines.length === 0) out.push(`  ${empty}`);
+  for (const line of lines) out.push(`  ${line}`);
+  return out;
+}
+
+/** The mapped keys under their URL, each URL once, then its keys aligned with their rules. */
+function mappedByUrl(plan: MigrationPlan): string[] {
+  const byUrl = new Map<string, string[][]>();
+  for (const m of plan.mappings) {
+    if (m.rule === undefined) continue;
+    let rows = byUrl.get(m.url.url);
+    if (rows === undefined) {
+      rows = [];
+      byUrl.set(m.url.url, rows);
+    }
+    const placement = parseLegacyUrl(m.url.url)?.placement ?? 'host_type';
+    rows.push([
+      m.path,
+      `-> ${m.rule}${m.group === undefined ? '' : `{${placement}="${m.group}"}`}`,
+      `(${agreementText(m.field)})`,
+    ]);
+  }
+  const lines: string[] = [];
+  for (const [url, rows] of byUrl) {
+    lines.push(`${url}${rows.length === 1 ? '' : ` (${rows.length} keys)`}`);
+    for (const line of textTable(rows, '  ')) lines.push(line);
+  }
+  return lines;
 }
 
 /** For a person: what was mapped, what was not, and the pitfalls of the collectd file. */
 export function reportText(plan: MigrationPlan): string {
   const mapped = plan.mappings.filter(m => m.rule !== undefined);
-  const agreement = (field: string): string => {
-    switch (agreementOf(field)) {
-      case 'exact':
-        return 'exact';
-      case 'window':
-        return 'difference over the window';
-      case 'bucket':
-        return 'bucket estimate';
-      case 'none':
-        return 'none';
-    }
-  };
-  const lines = [
+  const lines: string[] = [
     `legacy-metrics-api migrate: report for ${plan.poller.file}`,
-    `legacy API: ${plan.server ?? '(no --server: partial result, see the notes)'}`,
+    `legacy API: ${plan.legacy ?? '(no --legacy: partial result, see the notes)'}`,
     `Prometheus endpoint scraped: ${plan.prometheusTargets.map(t => t.href).join(', ')}`,
     `interval: ${plan.intervalS} s; ${plan.poller.urls.length} URL${plan.poller.urls.length === 1 ? '' : 's'}, ${mapped.length} key${mapped.length === 1 ? '' : 's'} mapped to ${plan.rules.length} recording rule${plan.rules.length === 1 ? '' : 's'}`,
-    ...section(
-      'Mapped',
-      mapped.map(
-        m =>
-          `${m.url.url} ${m.path} -> ${m.rule}${m.group === undefined ? '' : `{${parseLegacyUrl(m.url.url)?.placement ?? 'host_type'}="${m.group}"}`} (${agreement(m.field)})`
-      ),
-      'nothing'
-    ),
+    ...section('Mapped, by URL', mappedByUrl(plan), 'nothing'),
     ...section(
       'Not mapped',
       plan.unmapped.map(f => `[${f.tag}] ${f.text}`),
@@ -138,7 +157,7 @@ export function reportText(plan: MigrationPlan): string {
       [
         'promtool check config prometheus.yml',
         'load prometheus.yml and rules.yml into Prometheus, then compare the rules with the legacy API:',
-        `legacy-metrics-api compare --legacy ${plan.server ?? 'http://127.0.0.1:8088/api'} --prometheus ${plan.prometheusTargets[0]?.href ?? 'http://127.0.0.1:9464/metrics'}`,
+        `legacy-metrics-api compare --legacy ${plan.legacy ?? 'http://127.0.0.1:8088/api'} --prometheus ${plan.prometheusTargets[0]?.href ?? 'http://127.0.0.1:9464/metrics'}`,
       ],
       ''
     ),

@@ -9,18 +9,16 @@ import {
   hostTypeSegment,
   legacyKeyQuery,
   LEGACY_KEYS,
-  legacyNameKey,
-  legacyNameKeysOfSeries,
-  NON_NAME_LABELS,
-  PROMETHEUS_TYPES,
   prometheusSeries,
-  recordingRuleName,
   type LegacyPlacement,
   type PrometheusSeries,
 } from '../reader/naming';
-import type { Family } from './exposition';
+import { HistogramBuckets } from './histogramBuckets';
+import { readExposition } from './readExposition';
+import { ruleNamesFor } from './ruleNames';
+import { SeriesMatcher, type SeriesMatch } from './seriesMatch';
+import { ExpositionIndex } from './expositionIndex';
 import {
-  fetchExposition,
   fetchListing,
   fetchMetricsMap,
   legacyBase,
@@ -49,7 +47,7 @@ export const CRASHING_KEY_LENGTH = 121;
 /** Options of {@link planMigration}. */
 export interface MigrationOptions {
   /** The legacy API's base (`http://127.0.0.1:8088/api`): read for the listing and the maps. */
-  readonly server?: string;
+  readonly legacy?: string;
   /** The server's Prometheus endpoint. @default the legacy URLs' hosts, port 9464, /metrics */
   readonly prometheus?: string;
 }
@@ -127,7 +125,8 @@ export interface Finding {
 /** Everything `migrate` produces, before it is written out. */
 export interface MigrationPlan {
   readonly poller: CurlJsonPoller;
-  readonly server: string | undefined;
+  /** The legacy API's base, when it was read. */
+  readonly legacy: string | undefined;
   readonly prometheusTargets: readonly URL[];
   readonly intervalS: number;
   readonly mappings: readonly Mapping[];
@@ -138,7 +137,10 @@ export interface MigrationPlan {
 }
 
 /** What the migration knows of one URL's metrics: legacy name → kind and fields. */
-type Catalog = Map<string, { kind: MetricKind; fields: readonly string[] }>;
+type Catalog = Map<
+  string,
+  { kind: MetricKind; fields: readonly string[]; value?: LegacyMetricValue }
+>;
 
 /** The kind a legacy value shows: a gauge and an up-down counter look alike, and map alike. */
 export function kindOfValue(value: LegacyMetricValue): MetricKind | undefined {
@@ -159,57 +161,10 @@ function catalogOf(map: Map<string, LegacyMetricValue>): Catalog {
         fields: Object.keys(value).filter(
           field => typeof value[field] === 'number'
         ),
+        value,
       });
   }
   return catalog;
-}
-
-/** The series index of an exposition: legacy name key → the series that give it. */
-export function seriesIndex(
-  families: Map<string, Family>
-): Map<string, PrometheusSeries[]> {
-  const index = new Map<string, PrometheusSeries[]>();
-  for (const family of families.values()) {
-    if (
-      family.type !== 'counter' &&
-      family.type !== 'gauge' &&
-      family.type !== 'histogram'
-    )
-      continue;
-    const samples =
-      family.type === 'histogram'
-        ? family.samples.filter(s => s.name === `${family.name}_count`)
-        : family.samples;
-    const labelKeys = new Set(
-      samples
-        .flatMap(s => Object.keys(s.labels))
-        .filter(k => !NON_NAME_LABELS.has(k))
-    );
-    for (const sample of samples) {
-      const labels = Object.fromEntries(
-        Object.entries(sample.labels).filter(
-          ([k, v]) => !NON_NAME_LABELS.has(k) && v !== ''
-        )
-      );
-      const series: PrometheusSeries = {
-        family: family.name,
-        type: family.type,
-        labels,
-        absentLabels: [...labelKeys].filter(k => !(k in labels)).sort(),
-      };
-      for (const key of legacyNameKeysOfSeries(
-        family.name,
-        family.type,
-        sample.labels
-      )) {
-        const list = index.get(key) ?? [];
-        if (!list.some(s => JSON.stringify(s) === JSON.stringify(series)))
-          list.push(series);
-        index.set(key, list);
-      }
-    }
-  }
-  return index;
 }
 
 /** A tree of key paths, as curl_json matches them: at each level an exact part wins over `*`. */
@@ -340,33 +295,41 @@ export async function planMigration(
   } else prometheusTargets = defaultPrometheusTargets(poller);
 
   let listing: LegacyListing | undefined;
-  let index: Map<string, PrometheusSeries[]> | undefined;
-  if (options.server !== undefined) {
+  let matcher: SeriesMatcher | undefined;
+  let exposition: ExpositionIndex | undefined;
+  if (options.legacy !== undefined) {
     try {
-      new URL(options.server);
+      new URL(options.legacy);
     } catch {
       throw new MigrationError(
-        `--server: found ${JSON.stringify(options.server)}, expected the legacy API's base URL such as http://127.0.0.1:8088/api`
+        `--legacy: found ${JSON.stringify(options.legacy)}, expected the legacy API's base URL such as http://127.0.0.1:8088/api`
       );
     }
-    listing = await fetchListing(options.server);
-    const exposition = prometheusTargets[0]!.href;
+    listing = await fetchListing(options.legacy, { tool: 'migrate' });
+    const url = prometheusTargets[0]!.href;
     try {
-      index = seriesIndex(await fetchExposition(exposition));
+      exposition = new ExpositionIndex(listing.variant);
+      await readExposition(url, exposition);
+      matcher = new SeriesMatcher(exposition.families.values(), [
+        ...listing.metrics,
+        ...listing.global,
+      ]);
     } catch (error) {
+      exposition = undefined;
       notes.push({
         tag: 'no-exposition',
-        text: `The Prometheus endpoint ${exposition} could not be read (${(error as Error).message}): each legacy name is mapped as an instrument name without attributes; names such as backends.auth.authorize that an attribute forms may be wrong.`,
+        text: `The Prometheus endpoint ${url} could not be read (${(error as Error).message}): each legacy name is mapped as an instrument name without attributes; names such as backends.auth.authorize that an attribute forms may be wrong.`,
       });
     }
   } else {
     notes.push({
       tag: 'partial',
-      text: 'No --server: wildcards were expanded over the metric names this file names explicitly, host types were taken from the URLs as written, and names were mapped as instrument names without attributes. The result is partial: run again with --server to expand over what the server serves.',
+      text: 'No --legacy: wildcards were expanded over the metric names this file names explicitly, host types were taken from the URLs as written, and names were mapped as instrument names without attributes. The result is partial: run again with --legacy to expand over what the server serves.',
     });
   }
 
   const fallbackCatalog = explicitCatalog(poller);
+  const buckets = new HistogramBuckets(exposition);
   const mappings: Mapping[] = [];
   const rules = new Map<string, RuleParts>();
   const matchedKeys = new Set<CurlJsonKey>();
@@ -393,7 +356,7 @@ export async function planMigration(
     }
     let group: string | undefined = target.segment;
     let catalog: Catalog = fallbackCatalog;
-    if (listing !== undefined && options.server !== undefined) {
+    if (listing !== undefined && options.legacy !== undefined) {
       if (
         (target.placement === 'host_type' || target.placement === 'host') &&
         target.placement !== listing.variant
@@ -428,8 +391,8 @@ export async function planMigration(
         target.placement === 'global' || target.placement === 'all'
           ? target.placement
           : `${target.placement}/${encodeURIComponent(group!)}`;
-      const mapUrl = `${legacyBase(options.server)}/metrics/${path}`;
-      const map = await fetchMetricsMap(mapUrl);
+      const mapUrl = `${legacyBase(options.legacy)}/metrics/${path}`;
+      const map = await fetchMetricsMap(mapUrl, { tool: 'migrate' });
       if (map === undefined) {
         unmapped.push({
           tag: 'unknown-host-type',
@@ -453,22 +416,49 @@ export async function planMigration(
         if (key === undefined) continue;
         matchedKeys.add(key);
         const path = single ? `metric/${field}` : `metrics/${name}/${field}`;
-        let series: PrometheusSeries;
-        const found = index
-          ?.get(legacyNameKey(name))
-          ?.find(s => s.type === PROMETHEUS_TYPES[entry.kind]);
-        if (found !== undefined) series = found;
-        else {
-          series = prometheusSeries(name, entry.kind);
-          if (index !== undefined && !missingSeries.has(name)) {
-            missingSeries.add(name);
-            notes.push({
-              tag: 'no-series',
-              text: `${name}: no series of the exposition gives it yet; mapped to ${series.family} as an instrument without attributes.`,
-            });
-          }
+        const match: SeriesMatch = matcher?.match(name, entry.kind) ?? {
+          status: 'missing',
+          series: prometheusSeries(name, entry.kind),
+          instrument: name,
+        };
+        if (match.status === 'collision') {
+          mappings.push({
+            url,
+            key,
+            path,
+            name,
+            field,
+            kind: entry.kind,
+            group,
+            rule: undefined,
+          });
+          unmapped.push({
+            tag: 'name-collision',
+            text: `${url.url} ${path}: ${match.why}; no rule is written for it. Rename one of the instruments (or give it an attribute) so that each legacy name has a series of its own.`,
+          });
+          continue;
         }
-        const record = recordingRuleName(name, field);
+        const series = match.series;
+        if (
+          match.status === 'missing' &&
+          matcher !== undefined &&
+          !missingSeries.has(name)
+        ) {
+          missingSeries.add(name);
+          notes.push({
+            tag: 'no-series',
+            text: `${name}: no series of the exposition gives it yet; mapped to ${series.family} as an instrument without attributes.`,
+          });
+        }
+        // The rule's name waits for every name to be known: two may share it.
+        const record = `${name}\u0000${field}`;
+        buckets.check(
+          match.instrument,
+          series,
+          `${url.url} ${path}`,
+          field,
+          entry.value
+        );
         const placement: LegacyPlacement =
           target.placement === 'global' || target.placement === 'all'
             ? { label: target.placement }
@@ -524,7 +514,17 @@ export async function planMigration(
       tag: 'missing-include',
       text: `${missing}: the included file is not there; anything it would poll is not mapped.`,
     });
-  findPitfalls(poller, mappings, pitfalls);
+  const { ruleName, collisions } = ruleNamesFor(mappings.map(m => m.name));
+  const named = mappings.map(m =>
+    m.rule === undefined ? m : { ...m, rule: ruleName(m.name, m.field) }
+  );
+  findPitfalls(poller, named, pitfalls);
+  for (const collision of collisions)
+    pitfalls.push({
+      tag: 'name-collision',
+      text: `${collision.names.map(([n]) => n).join(' and ')} would share the rule ${collision.shared}: ${collision.names.map(([n, rule]) => `${n} is ${rule}`).join(', ')}, each reading its own series.`,
+    });
+  pitfalls.push(...buckets.findings());
   const intervals = new Set(
     poller.urls.map(url => url.intervalS ?? poller.intervalS)
   );
@@ -539,12 +539,12 @@ export async function planMigration(
 
   return {
     poller,
-    server: options.server,
+    legacy: options.legacy,
     prometheusTargets,
     intervalS,
-    mappings,
+    mappings: named,
     rules: [...rules].map(([record, parts]) => ({
-      record,
+      record: ruleName(record.split('\u0000')[0]!, parts.field),
       expr: ruleExpression(parts),
     })),
     pitfalls,

@@ -78,14 +78,37 @@ describe('bad inputs to migrate and compare', () => {
       /nested\.conf: line 101: found "A", expected at most 100 blocks nested in one another$/,
     ],
     [
-      'an unreachable --server',
+      'an unreachable --legacy',
       () => [
         'migrate',
         join(dir.path, 'good.conf'),
-        '--server',
+        '--legacy',
         `http://127.0.0.1:${closedPort}/api`,
       ],
       /http:\/\/127\.0\.0\.1:(\d+)\/api\/metrics: cannot connect \(ECONNREFUSED\)$/,
+    ],
+    [
+      'an unreachable --server (the alias of --legacy)',
+      () => [
+        'compare',
+        '--server',
+        `http://127.0.0.1:${closedPort}/api`,
+        '--prometheus',
+        `http://127.0.0.1:${closedPort}/metrics`,
+      ],
+      /http:\/\/127\.0\.0\.1:(\d+)\/api\/metrics: cannot connect \(ECONNREFUSED\)$/,
+    ],
+    [
+      '--legacy and --server naming two URLs',
+      () => [
+        'migrate',
+        join(dir.path, 'good.conf'),
+        '--legacy',
+        'http://127.0.0.1:1/api',
+        '--server',
+        'http://127.0.0.1:2/api',
+      ],
+      /migrate: found --legacy "http:\/\/127\.0\.0\.1:1\/api" and --server "http:\/\/127\.0\.0\.1:2\/api", expected one legacy API URL \(--server is another name for --legacy\)$/,
     ],
     [
       'an unknown option',
@@ -141,7 +164,7 @@ describe('migrate without --server and --out', () => {
       '==> rules.yml <==',
       '==> report.txt <==',
     ]);
-    expect(result.stdout).toContain('[partial] No --server');
+    expect(result.stdout).toContain('[partial] No --legacy');
     expect(result.stdout).toContain('record: legacy:sessionCount:value');
     expect(result.stdout).toContain('- 127.0.0.1:9464');
   }, 30_000);
@@ -151,11 +174,11 @@ describe('--help of migrate and compare', () => {
   it.each([
     [
       'migrate',
-      'Usage: legacy-metrics-api migrate COLLECTD_CONF [--server URL] [--prometheus URL] [--out DIR]',
+      'Usage: legacy-metrics-api migrate COLLECTD_CONF [--legacy URL] [--prometheus URL] [--out DIR]',
     ],
     [
       'compare',
-      'Usage: legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json]',
+      'Usage: legacy-metrics-api compare --legacy URL --prometheus URL [--host-type NAME …] [--json] [--quiet]',
     ],
   ])(
     'should print the usage of %s and exit 0',

@@ -114,7 +114,7 @@ describe('guideCommands', () => {
     expect(blocks[0]).toContain(
       'npx otel-legacy-metrics-api demo --config server.toml'
     );
-    expect(blocks.at(-1)).toContain('kill $COLLECTD $PROMETHEUS -- -$DEMO');
+    expect(blocks.at(-1)).toContain('kill $COLLECTD $PROMETHEUS; kill -- -$DEMO');
     // The package's own command, never a name anyone could publish.
     for (const block of blocks)
       expect(block).not.toMatch(/npx (-\S+ )*legacy-metrics-api/);
@@ -177,7 +177,7 @@ describeWithClients('collectd', 'prometheus')(
           /^Sunset: Fri, 31 Dec 2027 00:00:00 GMT\r?$/im
         );
         expect(run.output).toMatch(
-          /"legacyApiSunsetDays":\{"count":\d+,"one":0\}/
+          /"legacyApiSunsetDays":\{"count":(\d+),"one":\1\}/
         );
         // Step 8: who polls, collectd among them.
         expect(run.output).toContain('"user_agent_name":"collectd"');

@@ -1,0 +1,49 @@
+/**
+ * One line of progress on a terminal's stderr, rewritten in place, for work that lasts: silent for
+ * its first two seconds, when stderr is not a terminal, or when asked to be quiet.
+ */
+
+/** How long work runs before its progress shows. */
+export const PROGRESS_AFTER_MS = 2_000;
+/** How often the line is rewritten at most. */
+const REFRESH_MS = 250;
+
+/** Where the line goes: a terminal stream (process.stderr). */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/** A progress line: `update` as often as convenient, `done` once. */
+export class ProgressLine {
+  private readonly _startedAt: number;
+  private _shownAt: number | undefined;
+
+  constructor(
+    private readonly _stream: ProgressStream,
+    private readonly _quiet: boolean,
+    private readonly _now: () => number = Date.now
+  ) {
+    this._startedAt = _now();
+  }
+
+  private get _active(): boolean {
+    return !this._quiet && this._stream.isTTY === true;
+  }
+
+  /** Shows `text` when the work has lasted long enough and the last update is not too recent. */
+  update(text: () => string): void {
+    if (!this._active) return;
+    const now = this._now();
+    if (now - this._startedAt < PROGRESS_AFTER_MS) return;
+    if (this._shownAt !== undefined && now - this._shownAt < REFRESH_MS) return;
+    this._shownAt = now;
+    this._stream.write(`\r${text()}\u001b[K`);
+  }
+
+  /** Erases the line, if it was shown. */
+  done(): void {
+    if (this._shownAt !== undefined) this._stream.write('\r\u001b[K');
+    this._shownAt = undefined;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Whether a histogram's explicit buckets can express a legacy percentile, and the boundaries that
+ * would. `histogram_quantile` never answers above the highest finite boundary, and within a bucket
+ * it can only interpolate: a percentile in the `+Inf` bucket, or in a bucket much wider than the
+ * value, is not reproduced, whatever the comparison says.
+ */
+
+/**
+ * The widest bucket that still expresses a percentile: its upper bound at most this many times its
+ * lower bound. The SDK's default boundaries (ratios up to 2.5) pass; the lowest bucket, from 0 or
+ * below, is the histogram's resolution and always passes.
+ */
+export const MAX_BUCKET_RATIO = 4;
+
+/**
+ * Why finite bucket bounds `bounds` (ascending) cannot express `value`, or undefined when they
+ * can.
+ */
+export function bucketShortfall(
+  bounds: readonly number[],
+  value: number
+): string | undefined {
+  const top = bounds.at(-1);
+  if (top === undefined)
+    return 'the exposition has no finite bucket boundary: every value is in the +Inf bucket';
+  if (value > top)
+    return `${value} is above the highest bucket boundary ${top}: it is in the +Inf bucket, and histogram_quantile answers at most ${top}`;
+  let i = 0;
+  while (bounds[i]! < value) i++;
+  const low = i === 0 ? -Infinity : bounds[i - 1]!;
+  const high = bounds[i]!;
+  if (low > 0 && high > MAX_BUCKET_RATIO * low)
+    return `${value} is in the bucket ${low} to ${high}, wider than ×${MAX_BUCKET_RATIO}: histogram_quantile can answer anywhere in it`;
+  return undefined;
+}
+
+const STEPS = [1, 2.5, 5];
+
+/**
+ * Boundaries that express every value up to `max`: 0 when the given ones start there, then 1, 2.5,
+ * 5 × each power of ten from the lowest positive given boundary (or 1) until twice `max`.
+ */
+export function suggestedBoundaries(
+  bounds: readonly number[],
+  max: number
+): number[] {
+  const lowest = bounds.find(b => b > 0) ?? 1;
+  const suggested = bounds.some(b => b <= 0) ? [0] : [];
+  let decade = 10 ** Math.floor(Math.log10(lowest));
+  const limit = Math.max(2 * max, lowest);
+  for (;;) {
+    for (const step of STEPS) {
+      const bound = Number((step * decade).toPrecision(12));
+      if (bound >= lowest) suggested.push(bound);
+      if (bound >= limit) return suggested;
+    }
+    decade *= 10;
+  }
+}
+
+/** The code that gives an instrument `boundaries`, as the report shows it. */
+export function boundariesFix(
+  instrument: string,
+  boundaries: number[]
+): string {
+  return `meter.createHistogram(${JSON.stringify(instrument)}, { advice: { explicitBucketBoundaries: [${boundaries.join(', ')}] } })`;
+}

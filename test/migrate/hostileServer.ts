@@ -3,7 +3,7 @@
  * path, the legacy API's listing and maps and an empty exposition everywhere else.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -179,7 +179,15 @@ const MAIN = join(
   'cli',
   'main.js'
 );
-const TIME = '/usr/bin/time';
+/**
+ * Loaded into the command before its own code: on exit, writes the process's peak resident size
+ * (VmHWM, kB: counted from exec, unlike getrusage's maxRSS, which keeps the forking runner's peak)
+ * to the file named by LEGACY_TEST_PEAK_FILE.
+ */
+const REPORT_PEAK = `data:text/javascript,${encodeURIComponent(
+  "import { readFileSync, writeFileSync } from 'node:fs';" +
+    "process.on('exit', () => writeFileSync(process.env.LEGACY_TEST_PEAK_FILE, /VmHWM:\\s*(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]));"
+)}`;
 
 /** What a run of the built command did, with its peak resident memory. */
 export interface MeasuredRun {
@@ -187,14 +195,11 @@ export interface MeasuredRun {
   readonly stdout: string;
   readonly stderr: string;
   readonly ms: number;
-  /** Peak resident set size in MB, from `/usr/bin/time -f %M`. */
+  /** Peak resident set size in MB (VmHWM). */
   readonly peakMb: number;
 }
 
-/** Whether this machine has GNU time to measure a child's peak memory. */
-export const CAN_MEASURE_MEMORY = existsSync(TIME);
-
-/** Runs the built command under GNU time (at most `killAfterMs`), as a person would. */
+/** Runs the built command (at most `killAfterMs`), as a person would, measuring its peak memory. */
 export function runMeasured(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -207,10 +212,10 @@ export function runMeasured(
   const started = Date.now();
   return new Promise(done => {
     const child = execFile(
-      TIME,
-      ['-f', '%M', '-o', report, process.execPath, MAIN, ...args],
+      process.execPath,
+      ['--import', REPORT_PEAK, MAIN, ...args],
       {
-        env: { ...process.env, ...env },
+        env: { ...process.env, ...env, LEGACY_TEST_PEAK_FILE: report },
         timeout: killAfterMs,
         encoding: 'utf8',
         maxBuffer: 16 * 1024 * 1024,
@@ -219,9 +224,7 @@ export function runMeasured(
         const ms = Date.now() - started;
         let peakKb = Number.NaN;
         try {
-          peakKb = Number(
-            readFileSync(report, 'utf8').trim().split('\n').pop()
-          );
+          peakKb = Number(readFileSync(report, 'utf8').trim());
           rmSync(report, { force: true });
         } catch {
           // No report: the child was killed; peakMb stays NaN and fails the test.

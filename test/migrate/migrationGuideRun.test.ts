@@ -114,7 +114,9 @@ describe('guideCommands', () => {
     expect(blocks[0]).toContain(
       'npx otel-legacy-metrics-api demo --config server.toml'
     );
-    expect(blocks.at(-1)).toContain('kill $COLLECTD $PROMETHEUS; kill -- -$DEMO');
+    expect(blocks.at(-1)).toContain(
+      'kill $COLLECTD $PROMETHEUS; kill -- -$DEMO'
+    );
     // The package's own command, never a name anyone could publish.
     for (const block of blocks)
       expect(block).not.toMatch(/npx (-\S+ )*legacy-metrics-api/);

@@ -424,7 +424,17 @@ function fuzzReader(
       if (error instanceof ConfigError) outcome.rejected++;
       else problems.push(`seed ${seed}: threw ${String(error)}`);
     }
-    const elapsed = performance.now() - started;
+    let elapsed = performance.now() - started;
+    // A pause of the machine or the collector is not the parser's: a slow input is slow each time.
+    for (let again = 0; again < 3 && elapsed > 250; again++) {
+      const restarted = performance.now();
+      try {
+        read(text);
+      } catch {
+        // Judged above.
+      }
+      elapsed = Math.min(elapsed, performance.now() - restarted);
+    }
     if (elapsed > 250)
       problems.push(`seed ${seed}: took ${Math.round(elapsed)} ms`);
   }

@@ -23,6 +23,12 @@ export const WARNING_CODES = Object.freeze({
   collectError: 'LEGACY_API_COLLECT_ERROR',
   /** A client polls the legacy API for the first time (or the client table is full). */
   newClient: 'LEGACY_API_NEW_CLIENT',
+  /** A cluster worker could not send its metrics to the primary (the IPC channel closed). */
+  clusterSendFailed: 'LEGACY_API_CLUSTER_SEND_FAILED',
+  /** The primary dropped a worker's message: malformed, oversized or of another version. */
+  clusterMessageDropped: 'LEGACY_API_CLUSTER_MESSAGE_DROPPED',
+  /** A live worker sent nothing for too many slots: its gauges are no longer counted. */
+  clusterWorkerSilent: 'LEGACY_API_CLUSTER_WORKER_SILENT',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */

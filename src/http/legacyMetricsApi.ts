@@ -6,6 +6,7 @@ import type {
 } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { VARIANTS, type Variant } from '../attributes';
+import { LegacyClusterAggregator } from '../cluster/LegacyClusterAggregator';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import {
   checkOptionObject,
@@ -22,13 +23,14 @@ import {
   type LegacyApiDeprecationOptions,
 } from './deprecation';
 import { InBandSunsetMetric } from './inBandSunsetMetric';
+import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions
   extends LegacyApiDeprecationOptions, LegacyApiUsageOptions {
-  /** The reader whose snapshots are served. */
-  reader: LegacyMetricsReader;
+  /** The reader whose snapshots are served, or a cluster primary's `LegacyClusterAggregator`. */
+  reader: LegacySnapshotSource;
   /**
    * `host_type` serves `/metrics/host_type/:host_type` (listing key `host_types`); `host` serves
    * the older `/metrics/host/:host` (listing key `hosts`).
@@ -116,14 +118,21 @@ export function pathSegments(
 }
 
 function validatePluginOptions(options: unknown): {
-  reader: LegacyMetricsReader;
+  reader: LegacySnapshotSource;
   variant: Variant;
   host: string;
 } {
   checkOptionObject('legacyMetricsApi', options, PLUGIN_OPTION_KEYS);
   const { reader } = options;
-  if (!(reader instanceof LegacyMetricsReader))
-    invalidOption('legacyMetricsApi.reader', reader, 'a LegacyMetricsReader');
+  if (
+    !(reader instanceof LegacyMetricsReader) &&
+    !(reader instanceof LegacyClusterAggregator)
+  )
+    invalidOption(
+      'legacyMetricsApi.reader',
+      reader,
+      'a LegacyMetricsReader or a LegacyClusterAggregator'
+    );
   return {
     reader,
     variant: oneOfOption(

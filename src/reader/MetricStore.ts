@@ -132,15 +132,16 @@ export class MetricStore {
 
   /**
    * Feeds one collection's data points into `slot`; `monotonicMs` dates the series it creates.
-   * The meters the legacy API does not serve are skipped whole.
+   * Meters the legacy API does not serve are skipped. Each `source` (a cluster worker) has last values of its own.
    */
   apply(
     resourceMetrics: ResourceMetrics,
     slot: number,
-    monotonicMs: number
+    monotonicMs: number,
+    source = ''
   ): void {
     for (const scopeMetrics of resourceMetrics.scopeMetrics) {
-      const meter = this._instruments.meter(scopeMetrics.scope);
+      const meter = this._instruments.meter(scopeMetrics.scope, source);
       if (meter === null) continue;
       for (const metric of scopeMetrics.metrics) {
         const instrument = this._instruments.instrument(meter, metric);
@@ -148,6 +149,12 @@ export class MetricStore {
         else this._applyMetric(instrument, metric, slot, monotonicMs);
       }
     }
+  }
+
+  /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */
+  forgetSource(source: string): void {
+    for (const value of this._instruments.forget(source))
+      if (value.set(0)) this._changed(value.series);
   }
 
   /**

@@ -46,7 +46,9 @@ function text(value: unknown, where: string): string {
 }
 
 function optionalText(value: unknown, where: string): string | undefined {
-  return value === null ? undefined : text(value, where);
+  if (value === null) return undefined;
+  if (typeof value !== 'string') fail(where, 'a string or null');
+  return value;
 }
 
 function integer(value: unknown, where: string, min = -Infinity): number {

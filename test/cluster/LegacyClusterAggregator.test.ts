@@ -1,0 +1,257 @@
+/**
+ * The cluster aggregator over real node:cluster workers: a primary process (the fixture, run
+ * with the project's Node) forks workers whose readers send to it over the cluster's IPC
+ * channel, and serves both variants of the legacy API on real sockets.
+ */
+import { createRig, read } from '../helpers';
+import {
+  get,
+  pollUntil,
+  startCluster,
+  withoutAges,
+  type RunningCluster,
+} from './clusterHarness';
+
+const { BURST } = require('./fixtures/recordings') as { BURST: number };
+
+/** What the three workers' latency recordings give when one process records them all. */
+async function referenceLatency(): Promise<unknown> {
+  const rig = createRig({ hostTypes: ['a', 'b', 'c'] });
+  try {
+    const latency = rig.provider.getMeter('app').createHistogram('latency');
+    for (let k = 1; k <= 3; k++)
+      for (const value of [10 * k, 100 * k, 1_000_000 + k])
+        latency.record(value, { host_type: 'a' });
+    await rig.flush();
+    return read(rig.reader, '/metrics/host_type/a/latency').json.metric;
+  } finally {
+    await rig.close();
+  }
+}
+
+const ZERO_SPIRAL = { count: 0, one: 0 };
+const ZERO_VALUE = { value: 0 };
+const ZERO_HISTOGRAM = {
+  '50': 0,
+  '75': 0,
+  '90': 0,
+  '95': 0,
+  '99': 0,
+  '999': 0,
+  n: 0,
+  mean: 0,
+  min: 0,
+  max: 0,
+  median: 0,
+};
+
+describe('LegacyClusterAggregator', () => {
+  describe('with 3 workers recording into every kind', () => {
+    let running: RunningCluster;
+    let latency: any;
+
+    beforeAll(async () => {
+      latency = await referenceLatency();
+      running = await startCluster({ WORKERS: '3', ROLE: 'record' });
+      await running.waitFor(e => e.event === 'recorded', 3);
+      // Each worker flushed before it said so: the primary has it all after its next tick.
+      await pollUntil(
+        running.urls.hostType,
+        '/host_type/a/sent',
+        json => json.metric.count === 606
+      );
+    }, 30_000);
+
+    afterAll(() => running?.stop(), 10_000);
+
+    it('should merge the histogram windows exactly: n, min, max and mean', () => {
+      // k = 1, 2, 3 each recorded 10k, 100k and 1,000,000 + k.
+      expect(latency).toMatchObject({
+        n: 9,
+        min: 10,
+        max: 1_000_003,
+        mean: (60 + 600 + 3_000_006) / 9,
+      });
+    });
+
+    it('should serve /host_type/X with the sums over the workers (gauges summed)', async () => {
+      const a = await get(running.urls.hostType, '/host_type/a');
+      expect(a.status).toBe(200);
+      expect(withoutAges(a.json)).toEqual({
+        metrics: {
+          // 1 + 2 + 3 from meter "app", 100 + 200 + 300 from meter "billing".
+          sent: { count: 606, one: 606 },
+          // Σ (5k − 2)
+          sessions: { value: 24 },
+          // Σ (k + 0.5): each worker's gauge is a source of its own.
+          load: { value: 7.5 },
+          latency,
+          conns: { count: 6, one: 6 },
+          received: ZERO_SPIRAL,
+          pool: ZERO_VALUE,
+          queue: ZERO_VALUE,
+        },
+      });
+      const b = await get(running.urls.hostType, '/host_type/b');
+      expect(withoutAges(b.json)).toEqual({
+        metrics: {
+          sent: { count: 60, one: 60 },
+          // Observable gauges and up-down counters: each worker's last observation, summed.
+          queue: { value: 6 },
+          pool: { value: 300 },
+          sessions: ZERO_VALUE,
+          load: ZERO_VALUE,
+          latency: ZERO_HISTOGRAM,
+          conns: ZERO_SPIRAL,
+          received: ZERO_SPIRAL,
+        },
+      });
+      const c = await get(running.urls.hostType, '/host_type/c/received');
+      // Observable counters: cumulative 7k per worker, sent as deltas.
+      expect(c.json).toEqual({ metric: { count: 42, one: 42 } });
+    });
+
+    it('should serve the listing, /global, /all and single metrics', async () => {
+      const base = running.urls.hostType;
+      expect((await get(base, '')).json).toEqual({
+        host_types: ['a', 'b', 'c'],
+        metrics: [
+          'conns',
+          'latency',
+          'load',
+          'pool',
+          'queue',
+          'received',
+          'sent',
+          'sessions',
+        ],
+        global: ['uptime'],
+      });
+      expect((await get(base, '/global')).json).toEqual({
+        metrics: { uptime: { count: 3, one: 3 } },
+      });
+      expect((await get(base, '/global/uptime')).json).toEqual({
+        metric: { count: 3, one: 3 },
+      });
+      expect((await get(base, '/all')).json).toEqual({
+        metrics: {
+          sent: { count: 666, one: 666 },
+          sessions: { value: 24 },
+          load: { value: 7.5 },
+          queue: { value: 6 },
+          pool: { value: 300 },
+          received: { count: 42, one: 42 },
+          conns: { count: 6, one: 6 },
+          latency,
+        },
+      });
+      expect((await get(base, '/all/sent')).json).toEqual({
+        metric: { count: 666, one: 666 },
+      });
+      expect((await get(base, '/host_type/a/latency')).json).toEqual({
+        metric: latency,
+      });
+      expect((await get(base, '/host_type/d')).status).toBe(404);
+    });
+
+    it('should serve the host variant from the same data', async () => {
+      const base = running.urls.host;
+      const listing = (await get(base, '')).json;
+      expect(listing.hosts).toEqual(['h1', 'h2', 'a', 'b', 'c']);
+      expect(listing.global).toEqual(['uptime']);
+      const h1 = await get(base, '/host/h1/conns');
+      expect(h1.json).toEqual({ metric: { count: 6, one: 6 } });
+      const a = withoutAges((await get(base, '/host/a')).json) as any;
+      expect(a.metrics.sent).toEqual({ count: 606, one: 606 });
+      expect(a.metrics.load).toEqual({ value: 7.5 });
+      expect(a.metrics.latency).toEqual(latency);
+      expect(a.metrics.conns).toEqual(ZERO_SPIRAL);
+    });
+  });
+
+  describe('when a worker is killed and replaced', () => {
+    it('should never let count decrease, and end with every recording counted', async () => {
+      const running = await startCluster({ WORKERS: '3', ROLE: 'burst' });
+      const seen: { count: number; one: number }[] = [];
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const { status, json } = await get(
+            running.urls.hostType,
+            '/host_type/a/loop'
+          );
+          if (status === 200) seen.push(json.metric);
+          await new Promise(done => setTimeout(done, 200));
+        }
+      })();
+      try {
+        const [first] = await running.waitFor(e => e.event === 'recorded');
+        running.send({ cmd: 'kill', id: first!['id'] });
+        await running.waitFor(
+          e => e.event === 'exit' && e['signal'] === 'SIGKILL'
+        );
+        running.send({ cmd: 'fork', role: 'burst' });
+        await running.waitFor(e => e.event === 'recorded', 4);
+        const total = 4 * BURST;
+        await pollUntil(
+          running.urls.hostType,
+          '/host_type/a/loop',
+          json => json.metric.count === total
+        );
+        // A few more polls after the end, to see that nothing is taken back.
+        await new Promise(done => setTimeout(done, 600));
+      } finally {
+        polling = false;
+        await poller;
+        await running.stop();
+      }
+      expect(seen.length).toBeGreaterThan(5);
+      for (let i = 1; i < seen.length; i++)
+        expect(seen[i]!.count).toBeGreaterThanOrEqual(seen[i - 1]!.count);
+      // The window (60 s) holds the whole test: `one` has no dip and no double count.
+      for (const value of seen) expect(value.one).toBe(value.count);
+      expect(seen[seen.length - 1]).toEqual({
+        count: 4 * BURST,
+        one: 4 * BURST,
+      });
+    }, 30_000);
+  });
+
+  describe('when a worker sends malformed messages', () => {
+    it("should keep serving the others' data, with one warning", async () => {
+      const running = await startCluster({
+        WORKERS: '2',
+        ROLE: 'record',
+        MALFORMED: '1',
+      });
+      try {
+        await running.waitFor(e => e.event === 'recorded', 3);
+        await pollUntil(
+          running.urls.hostType,
+          '/host_type/a/sent',
+          json => json.metric.count === 303
+        );
+        // Malformed messages go on arriving every 50 ms meanwhile.
+        await new Promise(done => setTimeout(done, 1_000));
+        const a = withoutAges(
+          (await get(running.urls.hostType, '/host_type/a')).json
+        ) as any;
+        expect(a.metrics.sent).toEqual({ count: 303, one: 303 });
+        expect(a.metrics.load).toEqual({ value: 4 });
+        expect(a.metrics.latency).toMatchObject({
+          n: 6,
+          min: 10,
+          max: 1_000_002,
+        });
+        const warnings = running.events.filter(e => e.event === 'warning');
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]!['code']).toBe('LEGACY_API_CLUSTER_MESSAGE_DROPPED');
+        expect(warnings[0]!['message']).toMatch(
+          /^LegacyClusterAggregator: dropped a message of cluster worker 3 \(pid \d+\): meter 0 metric 0 point 0 value: expected a number or null; the other workers' data is served as before/
+        );
+      } finally {
+        await running.stop();
+      }
+    }, 30_000);
+  });
+});

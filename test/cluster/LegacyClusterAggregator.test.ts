@@ -254,4 +254,39 @@ describe('LegacyClusterAggregator', () => {
       }
     }, 30_000);
   });
+
+  describe('when a live worker stops sending', () => {
+    it('should drop its gauges after silentSlots slots, with a warning naming it, and keep its counts', async () => {
+      const running = await startCluster({ WORKERS: '1', ROLE: 'silent' });
+      try {
+        await running.waitFor(e => e.event === 'recorded');
+        const started = Date.now();
+        // silentSlots (10) × slotMs (200 ms) after its last message.
+        await pollUntil(
+          running.urls.hostType,
+          '/host_type/a/load',
+          json => json.metric.value === 0
+        );
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+        const a = withoutAges(
+          (await get(running.urls.hostType, '/host_type/a')).json
+        ) as any;
+        expect(a.metrics.sent).toEqual({ count: 101, one: 101 });
+        expect(a.metrics.sessions).toEqual({ value: 3 });
+        const b = withoutAges(
+          (await get(running.urls.hostType, '/host_type/b')).json
+        ) as any;
+        expect(b.metrics.queue).toEqual({ value: 0 });
+        expect(b.metrics.pool).toEqual({ value: 0 });
+        const warnings = running.events.filter(e => e.event === 'warning');
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]!['code']).toBe('LEGACY_API_CLUSTER_WORKER_SILENT');
+        expect(warnings[0]!['message']).toMatch(
+          /^LegacyClusterAggregator: cluster worker 1 \(pid \d+\) sent nothing for 10 slots \(2000 ms\); its gauges are no longer counted/
+        );
+      } finally {
+        await running.stop();
+      }
+    }, 30_000);
+  });
 });

@@ -34,6 +34,7 @@ const EXPECTED_EXPORTS = [
   'LegacyClusterAggregator',
   'LegacyMetricsReader',
   'ListenError',
+  'createClusterPrimaryWithLegacyApi',
   'VARIANTS',
   'createMeterProviderWithLegacyApi',
   'legacyMetricsApi',

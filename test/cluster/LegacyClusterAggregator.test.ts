@@ -289,4 +289,33 @@ describe('LegacyClusterAggregator', () => {
       }
     }, 30_000);
   });
+
+  describe('createClusterPrimaryWithLegacyApi', () => {
+    it("should serve the workers' sums on a configuration file's listener", async () => {
+      const running = await startCluster({
+        SETUP: 'config',
+        WORKERS: '3',
+        ROLE: 'record',
+      });
+      try {
+        await running.waitFor(e => e.event === 'recorded', 3);
+        const base = running.urls.hostType;
+        await pollUntil(
+          base,
+          '/host_type/a/sent',
+          json => json.metric.count === 606
+        );
+        expect((await get(base, '/all/sent')).json).toEqual({
+          metric: { count: 666, one: 666 },
+        });
+        expect((await get(base, '/host_type/a/load')).json.metric.value).toBe(
+          7.5
+        );
+      } finally {
+        await running.stop();
+      }
+      // `stop` ran the setup's shutdown(): the primary exited by itself.
+      expect(running.primary.exitCode).toBe(0);
+    }, 30_000);
+  });
 });

@@ -217,6 +217,31 @@ describe('LegacyClusterAggregator', () => {
     }, 30_000);
   });
 
+  describe('when a worker shuts its provider down on SIGTERM', () => {
+    it('should count what it recorded after its last regular tick', async () => {
+      const running = await startCluster({ WORKERS: '1', ROLE: 'late' });
+      try {
+        const [recorded] = await running.waitFor(e => e.event === 'recorded');
+        running.send({ cmd: 'kill', id: recorded!['id'], signal: 'SIGTERM' });
+        const [exit] = await running.waitFor(e => e.event === 'exit');
+        expect(exit).toMatchObject({ code: 0, signal: null });
+        await pollUntil(
+          running.urls.hostType,
+          '/host_type/a/sent',
+          json => json.metric.count === 101
+        );
+        const a = withoutAges(
+          (await get(running.urls.hostType, '/host_type/a')).json
+        ) as any;
+        expect(a.metrics.latency).toMatchObject({ n: 3, min: 10 });
+        // Gone: its gauge no longer counts.
+        expect(a.metrics.load).toEqual({ value: 0 });
+      } finally {
+        await running.stop();
+      }
+    }, 30_000);
+  });
+
   describe('when a worker sends malformed messages', () => {
     it("should keep serving the others' data, with one warning", async () => {
       const running = await startCluster({

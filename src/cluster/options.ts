@@ -1,6 +1,8 @@
 import {
   checkOptionObject,
   invalidOption,
+  isPlainObject,
+  oneOfOption,
   optionPath,
   positiveIntegerOption,
 } from '../optionValidation';
@@ -9,6 +11,7 @@ import {
   type LegacyMetricsReaderOptions,
   type ResolvedReaderOptions,
 } from '../reader/options';
+import type { LastValueRule } from '../reader/series';
 
 /**
  * Options of {@link LegacyClusterAggregator}: the reader's serving options (`hostTypes`, `hosts`,
@@ -26,6 +29,14 @@ export interface LegacyClusterAggregatorOptions extends Omit<
    * @default 10
    */
   silentSlots?: number;
+  /**
+   * How each legacy name's gauges (and observable up-down counters) combine across workers:
+   * `sum` (the default: 10 open sessions in each of two workers are 20), `max`, `min` or
+   * `average`, as prom-client's cluster aggregation offers. `max`, `min` and `average` count
+   * only the workers that reported the series and are still alive; 0 when none is.
+   * @default {} (every name `sum`)
+   */
+  gauges?: Readonly<Record<string, LastValueRule>>;
   /**
    * The largest message body, in bytes, accepted from a worker; a larger one is dropped with a
    * warning before it is parsed.
@@ -60,8 +71,24 @@ const KNOWN = [
   'monotonicNow',
   'silentSlots',
   'maxMessageBytes',
+  'gauges',
   ...WORKER_ONLY,
 ];
+
+const RULES: readonly LastValueRule[] = ['sum', 'max', 'min', 'average'];
+
+function gaugeRules(
+  path: string,
+  value: unknown
+): ReadonlyMap<string, LastValueRule> {
+  const rules = new Map<string, LastValueRule>();
+  if (value === undefined) return rules;
+  if (!isPlainObject(value))
+    invalidOption(path, value, 'an object of legacy names and rules');
+  for (const [name, rule] of Object.entries(value))
+    rules.set(name, oneOfOption(optionPath(path, name), rule, RULES, 'sum'));
+  return rules;
+}
 
 /** Validates the options once, up front, with the reader's own checks; never writes into them. */
 export function resolveAggregatorOptions(
@@ -78,10 +105,11 @@ export function resolveAggregatorOptions(
         "nothing: it is an option of the workers' readers"
       );
   }
-  const { silentSlots, maxMessageBytes, ...readerOptions } = options;
+  const { silentSlots, maxMessageBytes, gauges, ...readerOptions } = options;
   const at = (key: string): string => optionPath(path, key);
   return Object.freeze({
     ...resolveReaderOptions(readerOptions, path),
+    lastValueRules: gaugeRules(at('gauges'), gauges),
     silentSlots: positiveIntegerOption(
       at('silentSlots'),
       silentSlots,

@@ -83,7 +83,7 @@ export class MetricStore {
     this._windowSlots = _options.windowMs / _options.slotMs;
     this._instruments = new InstrumentRegistry(_options.meters);
     this._namer = new LegacyNamer(_options, this._warnings);
-    this._names = new LegacyNameTable(this._records, this._warnings);
+    this._names = new LegacyNameTable(this._records, this._warnings, _options);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
@@ -154,7 +154,7 @@ export class MetricStore {
   /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */
   forgetSource(source: string): void {
     for (const value of this._instruments.forget(source))
-      if (value.set(0)) this._changed(value.series);
+      if (value.forget()) this._changed(value.series);
   }
 
   /**

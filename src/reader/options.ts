@@ -13,6 +13,7 @@ import {
   type MeterScope,
   type MeterSelection,
 } from './meterSelection';
+import type { LastValueRule } from './series';
 
 /**
  * Renames a series for the legacy API, or drops it by returning `undefined`.
@@ -114,6 +115,8 @@ export interface ResolvedReaderOptions {
   readonly now: () => number;
   readonly monotonicNow: () => number;
   readonly cluster: boolean;
+  /** By legacy name: how the last values of its sources combine (set by the cluster aggregator). */
+  readonly lastValueRules?: ReadonlyMap<string, LastValueRule>;
 }
 
 /** The defaults of {@link LegacyMetricsReaderOptions}, shared by the reader, tests and examples. */

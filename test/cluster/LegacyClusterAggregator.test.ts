@@ -316,7 +316,7 @@ describe('LegacyClusterAggregator', () => {
   });
 
   describe('createClusterPrimaryWithLegacyApi', () => {
-    it("should serve the workers' sums on a configuration file's listener", async () => {
+    it("should serve the workers' data on a configuration file's listener, with the gauges option's rules", async () => {
       const running = await startCluster({
         SETUP: 'config',
         WORKERS: '3',
@@ -333,9 +333,13 @@ describe('LegacyClusterAggregator', () => {
         expect((await get(base, '/all/sent')).json).toEqual({
           metric: { count: 666, one: 666 },
         });
+        // gauges: { load: 'max', queue: 'average' }; pool stays summed.
         expect((await get(base, '/host_type/a/load')).json.metric.value).toBe(
-          7.5
+          3.5
         );
+        const b = withoutAges((await get(base, '/host_type/b')).json) as any;
+        expect(b.metrics.queue).toEqual({ value: 2 });
+        expect(b.metrics.pool).toEqual({ value: 300 });
       } finally {
         await running.stop();
       }

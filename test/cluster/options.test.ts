@@ -49,6 +49,14 @@ describe('LegacyClusterAggregator', () => {
         'maxMessageBytes: found -1, expected a positive integer',
       ],
       [
+        { gauges: { load: 'median' } },
+        'gauges.load: found "median", expected one of "sum", "max", "min", "average"',
+      ],
+      [
+        { gauges: ['max'] },
+        'gauges: found an array, expected an object of legacy names and rules',
+      ],
+      [
         { cardinalityLimit: 5 },
         "cardinalityLimit: found 5, expected nothing: it is an option of the workers' readers",
       ],

@@ -12,7 +12,10 @@ import {
   type RunningCluster,
 } from './clusterHarness';
 
-const { BURST } = require('./fixtures/recordings') as { BURST: number };
+const { BURST, SCALE } = require('./fixtures/recordings') as {
+  BURST: number;
+  SCALE: number;
+};
 
 /** What the three workers' latency recordings give when one process records them all. */
 async function referenceLatency(): Promise<unknown> {
@@ -240,6 +243,37 @@ describe('LegacyClusterAggregator', () => {
         await running.stop();
       }
     }, 30_000);
+  });
+
+  describe('with 8 workers at 100 host types × 100 metrics each', () => {
+    it('should serve every series summed over the workers', async () => {
+      const running = await startCluster({ WORKERS: '8', ROLE: 'scale' });
+      try {
+        await running.waitFor(e => e.event === 'recorded', 8, 45_000);
+        const base = running.urls.hostType;
+        // Each worker added 1 to every counter for every host type.
+        const all = await pollUntil(
+          base,
+          '/all',
+          json =>
+            Object.keys(json.metrics).length === SCALE &&
+            Object.values(json.metrics).every(
+              (value: any) => value.count === 8 * SCALE
+            ),
+          20_000
+        );
+        expect(all.metrics.m99).toEqual({ count: 800, one: 800 });
+        const h42 = await get(base, '/host_type/h42');
+        expect(Object.keys(h42.json.metrics)).toHaveLength(SCALE);
+        for (const value of Object.values(h42.json.metrics))
+          expect(value).toEqual({ count: 8, one: 8 });
+        expect((await get(base, '/host_type/h0/m0')).json).toEqual({
+          metric: { count: 8, one: 8 },
+        });
+      } finally {
+        await running.stop();
+      }
+    }, 90_000);
   });
 
   describe('when a worker sends malformed messages', () => {

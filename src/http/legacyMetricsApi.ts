@@ -89,6 +89,10 @@ const UNAVAILABLE = {
   unregistered: 'the reader is not registered on a MeterProvider',
   shutdown: 'the reader is shut down',
 } as const;
+const AGGREGATOR_UNAVAILABLE = {
+  unregistered: 'the cluster aggregator is not started',
+  shutdown: 'the cluster aggregator is shut down',
+} as const;
 
 /**
  * Splits the path below the prefix into percent-decoded segments. A trailing slash is ignored;
@@ -150,6 +154,10 @@ async function legacyMetricsApiPlugin(
   options: LegacyMetricsApiOptions
 ): Promise<void> {
   const { reader, variant, host } = validatePluginOptions(options);
+  const unavailable =
+    reader instanceof LegacyClusterAggregator
+      ? AGGREGATOR_UNAVAILABLE
+      : UNAVAILABLE;
   const prefixLength = fastify.prefix.length;
   // Deprecation and usage telemetry: decided here, nothing installed when not configured.
   const deprecation = DeprecationPolicy.fromOptions(
@@ -226,7 +234,7 @@ async function legacyMetricsApiPlugin(
     }
     const status = reader.status;
     if (status !== 'serving') {
-      sendError(request, reply, 503, UNAVAILABLE[status], format);
+      sendError(request, reply, 503, unavailable[status], format);
       return;
     }
     const serializer = SERIALIZERS[format];

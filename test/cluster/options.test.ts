@@ -85,6 +85,10 @@ describe('LegacyClusterAggregator', () => {
       try {
         const before = await app.inject('/api/metrics');
         expect(before.statusCode).toBe(503);
+        expect(before.json()).toEqual({
+          error: 'unavailable',
+          message: 'the cluster aggregator is not started',
+        });
         // Jest's process is no cluster worker: it counts as a primary.
         expect(aggregator.start()).toBe(aggregator);
         expect(aggregator.status).toBe('serving');
@@ -97,7 +101,11 @@ describe('LegacyClusterAggregator', () => {
         });
         await aggregator.shutdown();
         expect(aggregator.status).toBe('shutdown');
-        expect((await app.inject('/api/metrics')).statusCode).toBe(503);
+        const after = await app.inject('/api/metrics');
+        expect(after.statusCode).toBe(503);
+        expect(after.json().message).toBe(
+          'the cluster aggregator is shut down'
+        );
       } finally {
         await app.close();
       }

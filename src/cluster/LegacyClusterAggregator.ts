@@ -9,7 +9,8 @@ import {
   type LegacyClusterAggregatorOptions,
   type ResolvedAggregatorOptions,
 } from './options';
-import { isClusterMessage } from './wire';
+import { isClusterMessage } from '../reader/clusterWire';
+import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
 
 /** What the primary knows of a worker that reported. */
 interface WorkerState {
@@ -40,6 +41,8 @@ function errorText(error: unknown): string {
  * `startLegacyMetricsListeners`. It listens to the cluster from {@link start} on.
  */
 export class LegacyClusterAggregator {
+  /** How the HTTP layer, which does not import this class, recognizes it. */
+  readonly [CLUSTER_AGGREGATOR] = true;
   private readonly _options: ResolvedAggregatorOptions;
   private readonly _store: MetricStore;
   private _snapshot: Snapshot;

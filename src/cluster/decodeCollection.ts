@@ -1,5 +1,5 @@
 /**
- * The primary's side of the wire (see `wire.ts`): a worker's message body read back into the
+ * The primary's side of the wire (see `reader/clusterWire.ts`): a worker's message body read back into the
  * collection the worker made, every field checked, so that one bad message is dropped whole and
  * never reaches the store.
  */
@@ -17,7 +17,7 @@ import {
   VALUE_TYPE_INT,
   WIRE_VERSION,
   type WireKind,
-} from './wire';
+} from '../reader/clusterWire';
 
 /** Bounds of what the primary accepts, well past what the SDK produces. */
 const MAX_ATTRIBUTES = 128;

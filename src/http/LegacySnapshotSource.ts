@@ -1,6 +1,25 @@
 import type { Snapshot } from '../snapshot/Snapshot';
 
 /**
+ * The mark of a `LegacyClusterAggregator`, which sits above the HTTP layer: the plugin accepts
+ * it as a reader without importing it. A registered symbol, so that it survives duplicate installs.
+ */
+export const CLUSTER_AGGREGATOR = Symbol.for(
+  'otel-legacy-metrics-api.clusterAggregator'
+);
+
+/** Whether `value` is a `LegacyClusterAggregator`. */
+export function isClusterAggregator(
+  value: unknown
+): value is LegacySnapshotSource {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[CLUSTER_AGGREGATOR] === true
+  );
+}
+
+/**
  * What the HTTP layer serves: a {@link LegacyMetricsReader} in one process, or a
  * `LegacyClusterAggregator` in a `node:cluster` primary, which serves every worker's data.
  */

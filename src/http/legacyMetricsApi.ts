@@ -6,7 +6,6 @@ import type {
 } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { VARIANTS, type Variant } from '../attributes';
-import { LegacyClusterAggregator } from '../cluster/LegacyClusterAggregator';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import {
   checkOptionObject,
@@ -23,7 +22,10 @@ import {
   type LegacyApiDeprecationOptions,
 } from './deprecation';
 import { InBandSunsetMetric } from './inBandSunsetMetric';
-import type { LegacySnapshotSource } from './LegacySnapshotSource';
+import {
+  isClusterAggregator,
+  type LegacySnapshotSource,
+} from './LegacySnapshotSource';
 import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
@@ -128,10 +130,7 @@ function validatePluginOptions(options: unknown): {
 } {
   checkOptionObject('legacyMetricsApi', options, PLUGIN_OPTION_KEYS);
   const { reader } = options;
-  if (
-    !(reader instanceof LegacyMetricsReader) &&
-    !(reader instanceof LegacyClusterAggregator)
-  )
+  if (!(reader instanceof LegacyMetricsReader) && !isClusterAggregator(reader))
     invalidOption(
       'legacyMetricsApi.reader',
       reader,
@@ -154,10 +153,9 @@ async function legacyMetricsApiPlugin(
   options: LegacyMetricsApiOptions
 ): Promise<void> {
   const { reader, variant, host } = validatePluginOptions(options);
-  const unavailable =
-    reader instanceof LegacyClusterAggregator
-      ? AGGREGATOR_UNAVAILABLE
-      : UNAVAILABLE;
+  const unavailable = isClusterAggregator(reader)
+    ? AGGREGATOR_UNAVAILABLE
+    : UNAVAILABLE;
   const prefixLength = fastify.prefix.length;
   // Deprecation and usage telemetry: decided here, nothing installed when not configured.
   const deprecation = DeprecationPolicy.fromOptions(

@@ -7,11 +7,11 @@ import {
   TimeoutError,
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
-import { WorkerChannel } from '../cluster/WorkerChannel';
 import { Snapshot } from '../snapshot/Snapshot';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import type { MeterScope } from './meterSelection';
 import { MetricStore } from './MetricStore';
+import { WorkerChannel } from './WorkerChannel';
 import {
   resolveReaderOptions,
   type LegacyMetricsReaderOptions,

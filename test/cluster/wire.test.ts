@@ -3,7 +3,7 @@ import {
   decodeCollection,
   WireError,
 } from '../../src/cluster/decodeCollection';
-import { encodeCollection } from '../../src/cluster/wire';
+import { encodeCollection } from '../../src/reader/clusterWire';
 
 describe('encodeCollection', () => {
   it('should round-trip a real collection of every kind through decodeCollection', async () => {

@@ -5,9 +5,9 @@
 import cluster from 'node:cluster';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { invalidOption } from '../optionValidation';
-import type { MeterFilter } from '../reader/meterSelection';
+import type { MeterFilter } from './meterSelection';
 import { WARNING_CODES, WarnOnce } from '../warnings';
-import { CLUSTER_MESSAGE_TYPE, encodeCollection } from './wire';
+import { CLUSTER_MESSAGE_TYPE, encodeCollection } from './clusterWire';
 
 /** Sends a worker's collections to its primary. */
 export class WorkerChannel {

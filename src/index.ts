@@ -39,6 +39,15 @@ export {
   ListenError,
 } from './errors';
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
+export { LegacyClusterAggregator } from './cluster/LegacyClusterAggregator';
+export { DEFAULT_AGGREGATOR_OPTIONS } from './cluster/options';
+export type { LegacyClusterAggregatorOptions } from './cluster/options';
+export { createClusterPrimaryWithLegacyApi } from './cluster/createClusterPrimaryWithLegacyApi';
+export type {
+  ClusterPrimaryWithLegacyApi,
+  ClusterPrimaryWithLegacyApiOptions,
+} from './cluster/createClusterPrimaryWithLegacyApi';
+export type { LegacySnapshotSource } from './http/LegacySnapshotSource';
 export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
 export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
 export type { LegacyApiDeprecationOptions } from './http/deprecation';

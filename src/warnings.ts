@@ -29,6 +29,12 @@ export const WARNING_CODES = Object.freeze({
   brownoutEnded: 'LEGACY_API_BROWNOUT_ENDED',
   /** A deprecated legacy API reached its sunset (from then on, every request answers 410 Gone if it is enforced). */
   sunset: 'LEGACY_API_SUNSET',
+  /** A cluster worker could not send its metrics to the primary (the IPC channel closed). */
+  clusterSendFailed: 'LEGACY_API_CLUSTER_SEND_FAILED',
+  /** The primary dropped a worker's message: malformed, oversized or of another version. */
+  clusterMessageDropped: 'LEGACY_API_CLUSTER_MESSAGE_DROPPED',
+  /** A live worker sent nothing for too many slots: its gauges are no longer counted. */
+  clusterWorkerSilent: 'LEGACY_API_CLUSTER_WORKER_SILENT',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */

@@ -23,13 +23,17 @@ import {
 } from './deprecation';
 import { announceTransitions } from './deprecationAnnouncer';
 import { InBandSunsetMetric } from './inBandSunsetMetric';
+import {
+  isClusterAggregator,
+  type LegacySnapshotSource,
+} from './LegacySnapshotSource';
 import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions
   extends LegacyApiDeprecationOptions, LegacyApiUsageOptions {
-  /** The reader whose snapshots are served. */
-  reader: LegacyMetricsReader;
+  /** The reader whose snapshots are served, or a cluster primary's `LegacyClusterAggregator`. */
+  reader: LegacySnapshotSource;
   /**
    * `host_type` serves `/metrics/host_type/:host_type` (listing key `host_types`); `host` serves
    * the older `/metrics/host/:host` (listing key `hosts`).
@@ -88,6 +92,10 @@ const UNAVAILABLE = {
   unregistered: 'the reader is not registered on a MeterProvider',
   shutdown: 'the reader is shut down',
 } as const;
+const AGGREGATOR_UNAVAILABLE = {
+  unregistered: 'the cluster aggregator is not started',
+  shutdown: 'the cluster aggregator is shut down',
+} as const;
 
 /**
  * Splits the path below the prefix into percent-decoded segments. A trailing slash is ignored;
@@ -117,14 +125,18 @@ export function pathSegments(
 }
 
 function validatePluginOptions(options: unknown): {
-  reader: LegacyMetricsReader;
+  reader: LegacySnapshotSource;
   variant: Variant;
   host: string;
 } {
   checkOptionObject('legacyMetricsApi', options, PLUGIN_OPTION_KEYS);
   const { reader } = options;
-  if (!(reader instanceof LegacyMetricsReader))
-    invalidOption('legacyMetricsApi.reader', reader, 'a LegacyMetricsReader');
+  if (!(reader instanceof LegacyMetricsReader) && !isClusterAggregator(reader))
+    invalidOption(
+      'legacyMetricsApi.reader',
+      reader,
+      'a LegacyMetricsReader or a LegacyClusterAggregator'
+    );
   return {
     reader,
     variant: oneOfOption(
@@ -142,6 +154,9 @@ async function legacyMetricsApiPlugin(
   options: LegacyMetricsApiOptions
 ): Promise<void> {
   const { reader, variant, host } = validatePluginOptions(options);
+  const unavailable = isClusterAggregator(reader)
+    ? AGGREGATOR_UNAVAILABLE
+    : UNAVAILABLE;
   const prefixLength = fastify.prefix.length;
   // Deprecation and usage telemetry: decided here, nothing installed when not configured.
   const deprecation = DeprecationPolicy.fromOptions(
@@ -225,7 +240,7 @@ async function legacyMetricsApiPlugin(
     }
     const status = reader.status;
     if (status !== 'serving') {
-      sendError(request, reply, 503, UNAVAILABLE[status], format);
+      sendError(request, reply, 503, unavailable[status], format);
       return;
     }
     const serializer = SERIALIZERS[format];

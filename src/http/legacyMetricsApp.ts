@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Variant } from '../attributes';
-import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import { legacyMetricsApi } from './legacyMetricsApi';
 import type { DeprecationOptions } from '../config/deprecationConfig';
 import {
@@ -49,7 +49,7 @@ export interface LegacyMount {
  * path, another Host) get our 404; unknown methods get 501.
  */
 export function createLegacyMetricsApp(
-  reader: LegacyMetricsReader,
+  reader: LegacySnapshotSource,
   mounts: readonly LegacyMount[],
   settings: Partial<ListenerSettings> = {},
   shared: SharedApiOptions = {}

@@ -22,7 +22,7 @@ import {
   portOption,
   prefixOption,
 } from '../optionValidation';
-import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import {
   checkSharedApiOptions,
   createLegacyMetricsApp,
@@ -165,7 +165,7 @@ const CONFIG_KEYS = ['file', 'format', 'listeners'];
  *   closed first
  */
 export async function startLegacyMetricsListeners(
-  reader: LegacyMetricsReader,
+  reader: LegacySnapshotSource,
   config: LegacyApiConfig | readonly ListenerConfig[],
   options: LegacyMetricsListenersOptions = {}
 ): Promise<LegacyMetricsListeners> {
@@ -300,7 +300,7 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
  * are closed and the {@link ListenError} is thrown.
  */
 export async function startListeners(
-  reader: LegacyMetricsReader,
+  reader: LegacySnapshotSource,
   plans: readonly ListenerPlan[],
   file: string | undefined,
   shared: SharedApiOptions = {}

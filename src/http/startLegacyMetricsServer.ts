@@ -10,7 +10,7 @@ import {
   portOption,
   prefixOption,
 } from '../optionValidation';
-import type { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import {
   deprecationOption,
   type LegacyApiDeprecationOptions,
@@ -103,7 +103,7 @@ const SERVER_KEYS = [
  * @throws ListenError when the address cannot be bound
  */
 export async function startLegacyMetricsServer(
-  reader: LegacyMetricsReader,
+  reader: LegacySnapshotSource,
   options: LegacyMetricsServerOptions
 ): Promise<LegacyMetricsServer> {
   checkOptionObject('', options, SERVER_KEYS);

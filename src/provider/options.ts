@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ListenerTimeouts } from '../http/listen';
 import { TIMEOUT_KEYS } from '../http/listen';
 import {
+  booleanOption,
   checkOptionObject,
   invalidOption,
   isPlainObject,
@@ -107,9 +108,16 @@ export interface MeterProviderWithLegacyApiOptions {
   legacy?: LegacyMetricsReaderOptions;
   /**
    * The Prometheus exporter's endpoint, or `false` for no Prometheus exporter.
-   * @default { address: '127.0.0.1', port: 9464, endpoint: '/metrics' }
+   * @default { address: '127.0.0.1', port: 9464, endpoint: '/metrics' }; `false` with `cluster`
    */
   prometheus?: PrometheusEndpointOptions | false;
+  /**
+   * In a `node:cluster` worker: the legacy reader sends its data to the primary (its `cluster`
+   * option), and no Prometheus listener is opened unless `prometheus` is given. The primary
+   * serves the legacy API; start no legacy listener in a worker.
+   * @default false
+   */
+  cluster?: boolean;
   /**
    * The OTLP exporter.
    * @default { enabled: 'auto' }: on only when the environment names an OTLP endpoint
@@ -165,7 +173,7 @@ export interface CheckedOptions {
   readonly resource: Resource | undefined;
 }
 
-const OPTION_KEYS = ['legacy', 'prometheus', 'otlp', 'resource'];
+const OPTION_KEYS = ['legacy', 'prometheus', 'otlp', 'resource', 'cluster'];
 const PROMETHEUS_KEYS = [
   'app',
   'address',
@@ -316,9 +324,15 @@ export function checkOptions(options: unknown): CheckedOptions {
       'a Resource from @opentelemetry/resources'
     );
   }
+  const cluster = booleanOption('cluster', options['cluster'], false);
   return {
-    legacy: (legacy ?? {}) as LegacyMetricsReaderOptions,
-    prometheus: checkPrometheus(options['prometheus']),
+    legacy: (cluster
+      ? { ...legacy, cluster }
+      : (legacy ?? {})) as LegacyMetricsReaderOptions,
+    prometheus:
+      cluster && options['prometheus'] === undefined
+        ? undefined
+        : checkPrometheus(options['prometheus']),
     otlp: checkOtlp(options['otlp']),
     resource: resource as Resource | undefined,
   };

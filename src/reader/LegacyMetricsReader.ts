@@ -11,6 +11,7 @@ import { Snapshot } from '../snapshot/Snapshot';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import type { MeterScope } from './meterSelection';
 import { MetricStore } from './MetricStore';
+import { WorkerChannel } from './WorkerChannel';
 import {
   resolveReaderOptions,
   type LegacyMetricsReaderOptions,
@@ -46,6 +47,8 @@ export class LegacyMetricsReader extends MetricReader {
   private _slot = -Infinity;
   private readonly _warnings = new WarnOnce();
   private _registered = false;
+  /** With the `cluster` option: where collections go instead of the store. */
+  private readonly _channel: WorkerChannel | undefined;
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -70,7 +73,11 @@ export class LegacyMetricsReader extends MetricReader {
       },
       cardinalitySelector: () => resolved.cardinalityLimit,
     });
+    if (resolved.cluster) WorkerChannel.check('cluster');
     this._options = resolved;
+    this._channel = resolved.cluster
+      ? new WorkerChannel(resolved.meters)
+      : undefined;
     this._store = new MetricStore(resolved);
     this._snapshot = new Snapshot(this._store.view);
   }
@@ -120,6 +127,8 @@ export class LegacyMetricsReader extends MetricReader {
     clearTimeout(this._timer);
     this._timer = undefined;
     await this._tickInFlight;
+    // A worker's last recordings reach the primary, which keeps them after the worker is gone.
+    if (this._channel !== undefined) await this._tick();
   }
 
   private _schedule(): void {
@@ -150,6 +159,11 @@ export class LegacyMetricsReader extends MetricReader {
     } catch (error) {
       // A failing tick must not take the host process down; the previous snapshot stays served.
       diag.error('LegacyMetricsReader: tick failed', error);
+      return;
+    }
+    if (this._channel !== undefined) {
+      this._channel.send(result.resourceMetrics);
+      this._reportErrors(result.errors);
       return;
     }
     // Slots advance on the monotonic clock: a step of the wall clock (an NTP correction, a VM

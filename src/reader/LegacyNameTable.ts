@@ -1,6 +1,7 @@
 import { WARNING_CODES, type WarnOnce } from '../warnings';
 import type { InstrumentState } from './instruments';
 import { describeInstrument } from './LegacyNamer';
+import type { ResolvedReaderOptions } from './options';
 import type { RecordTableEditor } from './RecordTable';
 import { NameTotals } from './series';
 
@@ -22,7 +23,8 @@ export class LegacyNameTable {
 
   constructor(
     private readonly _records: RecordTableEditor,
-    private readonly _warnings: WarnOnce
+    private readonly _warnings: WarnOnce,
+    private readonly _options: Pick<ResolvedReaderOptions, 'lastValueRules'>
   ) {}
 
   /**
@@ -39,6 +41,8 @@ export class LegacyNameTable {
     let totals = this.totals.get(name);
     if (totals === undefined) {
       totals = new NameTotals(instrument.kind, instrument.integer, gen, origin);
+      const rule = this._options.lastValueRules?.get(name);
+      if (rule !== undefined) totals.lastValues = rule;
       if (totals.kind === 'histogram')
         totals.index = this._records.push(totals.publish());
       this.totals.set(name, totals);

@@ -83,7 +83,7 @@ export class MetricStore {
     this._windowSlots = _options.windowMs / _options.slotMs;
     this._instruments = new InstrumentRegistry(_options.meters);
     this._namer = new LegacyNamer(_options, this._warnings);
-    this._names = new LegacyNameTable(this._records, this._warnings);
+    this._names = new LegacyNameTable(this._records, this._warnings, _options);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
@@ -132,15 +132,16 @@ export class MetricStore {
 
   /**
    * Feeds one collection's data points into `slot`; `monotonicMs` dates the series it creates.
-   * The meters the legacy API does not serve are skipped whole.
+   * Meters the legacy API does not serve are skipped. Each `source` (a cluster worker) has last values of its own.
    */
   apply(
     resourceMetrics: ResourceMetrics,
     slot: number,
-    monotonicMs: number
+    monotonicMs: number,
+    source = ''
   ): void {
     for (const scopeMetrics of resourceMetrics.scopeMetrics) {
-      const meter = this._instruments.meter(scopeMetrics.scope);
+      const meter = this._instruments.meter(scopeMetrics.scope, source);
       if (meter === null) continue;
       for (const metric of scopeMetrics.metrics) {
         const instrument = this._instruments.instrument(meter, metric);
@@ -148,6 +149,12 @@ export class MetricStore {
         else this._applyMetric(instrument, metric, slot, monotonicMs);
       }
     }
+  }
+
+  /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */
+  forgetSource(source: string): void {
+    for (const value of this._instruments.forget(source))
+      if (value.forget()) this._changed(value.series);
   }
 
   /**

@@ -15,7 +15,7 @@ import { HOST_TYPE_ATTRIBUTE } from '../attributes';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { attributeText } from './naming';
-import type { Series, ValueSource } from './series';
+import { ValueSource, type Series } from './series';
 
 /** ValueType.INT of `@opentelemetry/api`, without a runtime import of the enum. */
 const VALUE_TYPE_INT = 0;
@@ -111,20 +111,48 @@ function scopeOf(scope: MeterScope): MeterScope {
 /** Every instrument seen, by meter; `null` for a meter the legacy API does not serve. */
 export class InstrumentRegistry {
   private readonly _meters = new Map<string, MeterState | null>();
+  /** The keys of `_meters` registered for each named source (a cluster worker). */
+  private readonly _sourceKeys = new Map<string, string[]>();
 
   constructor(private readonly _filter: MeterFilter) {}
 
-  /** The state of a served meter; `null` when the legacy API leaves it out (decided once). */
-  meter(scope: MeterScope): MeterState | null {
-    const key = scopeKey(scope);
+  /**
+   * The state of a served meter; `null` when the legacy API leaves it out (decided once).
+   * @param source who reports it: each source (a cluster worker) has instruments, and so last
+   *   values, of its own; `''` is the process itself
+   */
+  meter(scope: MeterScope, source = ''): MeterState | null {
+    const key =
+      source === '' ? scopeKey(scope) : `${source}\u0002${scopeKey(scope)}`;
     let state = this._meters.get(key);
     if (state === undefined) {
       state = this._filter.serves(scope.name)
         ? { scope: scopeOf(scope), instruments: new Map() }
         : null;
       this._meters.set(key, state);
+      if (source !== '') {
+        const keys = this._sourceKeys.get(source);
+        if (keys === undefined) this._sourceKeys.set(source, [key]);
+        else keys.push(key);
+      }
     }
     return state;
+  }
+
+  /** Forgets every instrument of `source`, returning the sources of last values it fed. */
+  forget(source: string): ValueSource[] {
+    const values: ValueSource[] = [];
+    for (const key of this._sourceKeys.get(source) ?? []) {
+      const meter = this._meters.get(key);
+      this._meters.delete(key);
+      for (const list of meter?.instruments.values() ?? [])
+        for (const instrument of list)
+          for (const map of [instrument.byHostType, instrument.byKey])
+            for (const binding of map.values())
+              if (binding instanceof ValueSource) values.push(binding);
+    }
+    this._sourceKeys.delete(source);
+    return values;
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   type MeterScope,
   type MeterSelection,
 } from './meterSelection';
+import type { LastValueRule } from './series';
 
 /**
  * Renames a series for the legacy API, or drops it by returning `undefined`.
@@ -90,6 +91,14 @@ export interface LegacyMetricsReaderOptions {
    * @default `now` when that is given, else `performance.timeOrigin + performance.now()`
    */
   monotonicNow?: () => number;
+  /**
+   * In a `node:cluster` worker: send each tick's collection to the primary over the cluster's
+   * IPC channel, where a `LegacyClusterAggregator` serves the whole server, instead of keeping
+   * it here. The worker's own snapshot then stays empty: start no legacy listener in a worker.
+   * Throws when the process is not a cluster worker.
+   * @default false
+   */
+  cluster?: boolean;
 }
 
 /** The options with every default applied. */
@@ -105,6 +114,9 @@ export interface ResolvedReaderOptions {
   readonly histogramMaxBuckets: number;
   readonly now: () => number;
   readonly monotonicNow: () => number;
+  readonly cluster: boolean;
+  /** By legacy name: how the last values of its sources combine (set by the cluster aggregator). */
+  readonly lastValueRules?: ReadonlyMap<string, LastValueRule>;
 }
 
 /** The defaults of {@link LegacyMetricsReaderOptions}, shared by the reader, tests and examples. */
@@ -118,6 +130,7 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   meters: Object.freeze({ include: undefined, exclude: Object.freeze([]) }),
   cardinalityLimit: 100_000,
   histogramMaxBuckets: 160,
+  cluster: false,
 } as const);
 
 const KNOWN_OPTIONS = [
@@ -132,6 +145,7 @@ const KNOWN_OPTIONS = [
   'histogramMaxBuckets',
   'now',
   'monotonicNow',
+  'cluster',
 ];
 
 /** A clock that never steps: the process's start time plus the monotonic time since. */
@@ -213,5 +227,10 @@ export function resolveReaderOptions(
       functionOption<() => number>(at('monotonicNow'), options.monotonicNow) ??
       now ??
       steadyNow,
+    cluster: booleanOption(
+      at('cluster'),
+      options.cluster,
+      DEFAULT_READER_OPTIONS.cluster
+    ),
   });
 }

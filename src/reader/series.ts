@@ -22,6 +22,9 @@ export interface Recorded<R> {
   publish(): R;
 }
 
+/** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
+export type LastValueRule = 'sum' | 'max' | 'min' | 'average';
+
 /** A record as one snapshot's version of the record table holds it. */
 export type RecordReader = <R>(cell: Recorded<R>) => R;
 
@@ -50,6 +53,8 @@ export class NameTotals implements Recorded<HistogramAggregate> {
    * and go, at a scale no finer than any of theirs.
    */
   readonly shared: HistogramAggregate | undefined;
+  /** How the last values of the name's sources combine (the aggregator's `gauges` option). */
+  lastValues: LastValueRule = 'sum';
   /** For histograms: how many non-empty member windows have each scale. */
   private readonly _scales = new Map<number, number>();
 
@@ -198,6 +203,8 @@ export class ValueSeries extends Series<number> {
   private _added = 0;
   private _addedAny = false;
   private readonly _lastValues: number[] = [];
+  /** Whether each source reported and was not forgotten since: only those count for `max`, `min`, `average`. */
+  private readonly _present: boolean[] = [];
 
   constructor(
     readonly kind: 'counter' | 'gauge',
@@ -212,13 +219,24 @@ export class ValueSeries extends Series<number> {
   /** A new source of last values, which counts 0 until it reports. */
   source(): ValueSource {
     this._lastValues.push(0);
+    this._present.push(false);
     return new ValueSource(this, this._lastValues.length - 1);
   }
 
   /** Takes a source's value as reported. Returns whether it changed. */
   set(at: number, value: number): boolean {
-    if (Object.is(value, this._lastValues[at])) return false;
+    const was = this._present[at];
+    this._present[at] = true;
+    if (was === true && Object.is(value, this._lastValues[at])) return false;
     this._lastValues[at] = value;
+    return true;
+  }
+
+  /** Forgets a source's value (a cluster worker gone): it counts 0 again. Returns whether it changed. */
+  forget(at: number): boolean {
+    if (this._present[at] !== true) return false;
+    this._present[at] = false;
+    this._lastValues[at] = 0;
     return true;
   }
 
@@ -234,9 +252,27 @@ export class ValueSeries extends Series<number> {
     // Summed afresh, in the sources' order: a running difference would drift, and keep NaN for good.
     const values = this._lastValues;
     if (values.length === 0) return this._added;
-    let value = values[0]!;
-    for (let i = 1; i < values.length; i++) value += values[i]!;
+    const rule = this.totals.lastValues;
+    let value = rule === 'sum' ? values[0]! : this._combinePresent(rule);
+    if (rule === 'sum')
+      for (let i = 1; i < values.length; i++) value += values[i]!;
     return this._addedAny ? value + this._added : value;
+  }
+
+  /** The sources that reported, combined by `rule`; 0 when none did. */
+  private _combinePresent(rule: Exclude<LastValueRule, 'sum'>): number {
+    let result = 0;
+    let count = 0;
+    for (let i = 0; i < this._lastValues.length; i++) {
+      if (!this._present[i]) continue;
+      const value = this._lastValues[i]!;
+      if (count === 0) result = value;
+      else if (rule === 'max') result = Math.max(result, value);
+      else if (rule === 'min') result = Math.min(result, value);
+      else result += value;
+      count++;
+    }
+    return rule === 'average' && count > 0 ? result / count : result;
   }
 }
 
@@ -250,6 +286,11 @@ export class ValueSource {
   /** Takes the value as reported, exactly. Returns whether the series' value changed. */
   set(value: number): boolean {
     return this.series.set(this._at, value);
+  }
+
+  /** Forgets the value (its reporter is gone). Returns whether the series' value changed. */
+  forget(): boolean {
+    return this.series.forget(this._at);
   }
 }
 

@@ -373,7 +373,7 @@ describe('legacyMetricsApi', () => {
     const cases: Array<[object, string]> = [
       [
         {},
-        'legacyMetricsApi.reader: found nothing, expected a LegacyMetricsReader',
+        'legacyMetricsApi.reader: found nothing, expected a LegacyMetricsReader or a LegacyClusterAggregator',
       ],
       [
         { reader, variant: 'hosts' },

@@ -112,7 +112,7 @@ describe('createMeterProviderWithLegacyApi', () => {
       [
         'an unknown key',
         { prometheous: {} },
-        'prometheous: found an unknown option, expected one of legacy, prometheus, otlp, resource (did you mean prometheus?)',
+        'prometheous: found an unknown option, expected one of legacy, prometheus, otlp, resource, cluster (did you mean prometheus?)',
       ],
       [
         'an unknown Prometheus key',

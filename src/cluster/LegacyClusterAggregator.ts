@@ -1,0 +1,245 @@
+import cluster, { type Worker } from 'node:cluster';
+import { diag } from '@opentelemetry/api';
+import { MetricStore } from '../reader/MetricStore';
+import { Snapshot } from '../snapshot/Snapshot';
+import { WARNING_CODES, WarnOnce } from '../warnings';
+import { decodeCollection } from './decodeCollection';
+import {
+  resolveAggregatorOptions,
+  type LegacyClusterAggregatorOptions,
+  type ResolvedAggregatorOptions,
+} from './options';
+import { isClusterMessage } from '../reader/clusterWire';
+import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
+
+/** What the primary knows of a worker that reported. */
+interface WorkerState {
+  readonly pid: number | undefined;
+  /** The last slot in which a message of it was applied. */
+  lastSlot: number;
+  /** Its last values were dropped for silence; a message brings them back. */
+  silent: boolean;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Serves the legacy API for a whole `node:cluster` server from its primary. Each worker's
+ * `LegacyMetricsReader` with `cluster: true` sends what it collects every tick; the aggregator
+ * feeds it into a store of its own by the reader's rules, and answers what one process would if
+ * it had received every worker's recordings: spirals, counters and histogram windows combined,
+ * each worker's gauges summed.
+ *
+ * A worker that exits or is killed keeps everything it sent in `count` and in the windows until
+ * it ages out; its gauges are dropped at once. A worker that sends nothing for `silentSlots`
+ * slots has its gauges dropped, with a warning naming it. A malformed or oversized message is
+ * dropped whole, with one warning per worker.
+ *
+ * Accepted wherever a reader is: `legacyMetricsApi({ reader })`, `startLegacyMetricsServer`,
+ * `startLegacyMetricsListeners`. It listens to the cluster from {@link start} on.
+ */
+export class LegacyClusterAggregator {
+  /** How the HTTP layer, which does not import this class, recognizes it. */
+  readonly [CLUSTER_AGGREGATOR] = true;
+  private readonly _options: ResolvedAggregatorOptions;
+  private readonly _store: MetricStore;
+  private _snapshot: Snapshot;
+  private _timer: NodeJS.Timeout | undefined;
+  private _started = false;
+  private _stopped = false;
+  /** The slot the window ends at: it never moves back. */
+  private _slot = -Infinity;
+  private readonly _workers = new Map<number, WorkerState>();
+  private readonly _warnings = new WarnOnce();
+  private readonly _onMessage = (worker: Worker, message: unknown): void =>
+    this._receive(worker, message);
+  private readonly _onExit = (worker: Worker): void => this._forget(worker);
+
+  /** Validates the options at once (as the reader does) and stores them; starts nothing. */
+  constructor(options: LegacyClusterAggregatorOptions = {}) {
+    this._options = resolveAggregatorOptions(options);
+    this._store = new MetricStore(this._options);
+    this._snapshot = new Snapshot(this._store.view);
+  }
+
+  /** What the legacy API serves now: replaced after every tick, at most one slot old. */
+  get snapshot(): Snapshot {
+    return this._snapshot;
+  }
+
+  /** `unregistered` until {@link start}, `serving` from then on, `shutdown` once shut down. */
+  get status(): 'unregistered' | 'serving' | 'shutdown' {
+    if (this._stopped) return 'shutdown';
+    return this._started ? 'serving' : 'unregistered';
+  }
+
+  /** The wall clock (the `now` option), in milliseconds since the epoch. */
+  now(): number {
+    return this._options.now();
+  }
+
+  /** Whether per-host-type data is folded into global metrics (the `allMetricsAreGlobal` option). */
+  get allMetricsAreGlobal(): boolean {
+    return this._options.allMetricsAreGlobal;
+  }
+
+  /** How many legacy series are held. */
+  get seriesCount(): number {
+    return this._store.seriesCount;
+  }
+
+  /**
+   * Listens to the workers' messages and exits, and publishes a snapshot every slot. Idempotent.
+   * @throws Error outside the primary of a `node:cluster` server
+   */
+  start(): this {
+    if (this._started || this._stopped) return this;
+    if (!cluster.isPrimary)
+      throw new Error(
+        'LegacyClusterAggregator: start() must run in the node:cluster primary (cluster.isPrimary is false)'
+      );
+    this._started = true;
+    cluster.on('message', this._onMessage);
+    cluster.on('exit', this._onExit);
+    this._schedule();
+    return this;
+  }
+
+  /** Publishes what was received so far now, without waiting for the slot's end. */
+  async forceFlush(): Promise<void> {
+    this._tick();
+    return Promise.resolve();
+  }
+
+  /** Stops listening and ticking; the API then answers 503. Idempotent. */
+  async shutdown(): Promise<void> {
+    if (this._stopped) return;
+    this._stopped = true;
+    clearTimeout(this._timer);
+    this._timer = undefined;
+    cluster.off('message', this._onMessage);
+    cluster.off('exit', this._onExit);
+    return Promise.resolve();
+  }
+
+  private _schedule(): void {
+    if (this._stopped) return;
+    // A quarter slot after each boundary: the workers tick on the boundary, so their messages
+    // are in by then, and land in the slot a single process would have put them in.
+    const slotMs = this._options.slotMs;
+    const phase = this._options.monotonicNow() % slotMs;
+    const offset = Math.floor(slotMs / 4);
+    const delay = (offset - phase + slotMs) % slotMs || slotMs;
+    this._timer = setTimeout(() => {
+      this._tick();
+      this._schedule();
+    }, delay);
+    this._timer.unref();
+  }
+
+  /** Slides the window to the current slot; returns the monotonic time read. */
+  private _advance(): number {
+    const monotonicMs = this._options.monotonicNow();
+    const slot = Math.max(
+      this._slot,
+      Math.floor(monotonicMs / this._options.slotMs)
+    );
+    if (slot !== this._slot) {
+      this._slot = slot;
+      this._store.expire(slot);
+    }
+    return monotonicMs;
+  }
+
+  private _tick(): void {
+    try {
+      const monotonicMs = this._advance();
+      this._dropSilentWorkers();
+      this._snapshot = new Snapshot(
+        this._store.publish(this._options.now(), monotonicMs)
+      );
+    } catch (error) {
+      // A defect, reported and survived: the previous snapshot stays served.
+      diag.error('LegacyClusterAggregator: tick failed', error);
+    }
+  }
+
+  private _receive(worker: Worker, message: unknown): void {
+    if (this._stopped || !isClusterMessage(message)) return;
+    const body = message.body;
+    if (typeof body !== 'string') {
+      this._drop(worker, 'its body is not a string');
+      return;
+    }
+    if (Buffer.byteLength(body) > this._options.maxMessageBytes) {
+      this._drop(
+        worker,
+        `it is larger than maxMessageBytes (${this._options.maxMessageBytes})`
+      );
+      return;
+    }
+    let collection: ReturnType<typeof decodeCollection>;
+    try {
+      collection = decodeCollection(body);
+    } catch (error) {
+      this._drop(worker, errorText(error));
+      return;
+    }
+    const source = `worker ${worker.id}`;
+    try {
+      const monotonicMs = this._advance();
+      this._store.apply(collection, this._slot, monotonicMs, source);
+      // Sent just before it exited: its increases count, its last values are gone with it.
+      if (worker.isDead()) this._store.forgetSource(source);
+    } catch (error) {
+      diag.error(
+        'LegacyClusterAggregator: a message could not be applied',
+        error
+      );
+    }
+    const state = this._workers.get(worker.id);
+    if (state === undefined)
+      this._workers.set(worker.id, {
+        pid: worker.process.pid,
+        lastSlot: this._slot,
+        silent: false,
+      });
+    else {
+      state.lastSlot = this._slot;
+      state.silent = false;
+    }
+  }
+
+  private _drop(worker: Worker, reason: string): void {
+    this._warnings.warn(
+      `drop:${worker.id}`,
+      WARNING_CODES.clusterMessageDropped,
+      `LegacyClusterAggregator: dropped a message of cluster worker ${worker.id} ` +
+        `(pid ${worker.process.pid ?? '?'}): ${reason}; the other workers' data is served as before ` +
+        '(further messages of this worker that are dropped are not reported)'
+    );
+  }
+
+  private _forget(worker: Worker): void {
+    this._workers.delete(worker.id);
+    this._store.forgetSource(`worker ${worker.id}`);
+  }
+
+  private _dropSilentWorkers(): void {
+    const limit = this._options.silentSlots;
+    for (const [id, state] of this._workers) {
+      if (state.silent || this._slot - state.lastSlot <= limit) continue;
+      state.silent = true;
+      this._store.forgetSource(`worker ${id}`);
+      this._warnings.warn(
+        `silent:${id}:${state.lastSlot}`,
+        WARNING_CODES.clusterWorkerSilent,
+        `LegacyClusterAggregator: cluster worker ${id} (pid ${state.pid ?? '?'}) sent nothing for ` +
+          `${limit} slots (${limit * this._options.slotMs} ms); its gauges are no longer counted ` +
+          'until it sends again, and its counters and histograms stay'
+      );
+    }
+  }
+}

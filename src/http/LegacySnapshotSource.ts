@@ -1,0 +1,35 @@
+import type { Snapshot } from '../snapshot/Snapshot';
+
+/**
+ * The mark of a `LegacyClusterAggregator`, which sits above the HTTP layer: the plugin accepts
+ * it as a reader without importing it. A registered symbol, so that it survives duplicate installs.
+ */
+export const CLUSTER_AGGREGATOR = Symbol.for(
+  'otel-legacy-metrics-api.clusterAggregator'
+);
+
+/** Whether `value` is a `LegacyClusterAggregator`. */
+export function isClusterAggregator(
+  value: unknown
+): value is LegacySnapshotSource {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[CLUSTER_AGGREGATOR] === true
+  );
+}
+
+/**
+ * What the HTTP layer serves: a {@link LegacyMetricsReader} in one process, or a
+ * `LegacyClusterAggregator` in a `node:cluster` primary, which serves every worker's data.
+ */
+export interface LegacySnapshotSource {
+  /** What is served now: replaced after every tick. */
+  readonly snapshot: Snapshot;
+  /** `serving`, or why the API answers 503. */
+  readonly status: 'unregistered' | 'serving' | 'shutdown';
+  /** The wall clock, in milliseconds since the epoch. */
+  now(): number;
+  /** Whether per-host-type data is folded into global metrics. */
+  readonly allMetricsAreGlobal: boolean;
+}

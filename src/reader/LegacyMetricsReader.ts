@@ -46,6 +46,7 @@ export class LegacyMetricsReader extends MetricReader {
   private _slot = -Infinity;
   private readonly _warnings = new WarnOnce();
   private _registered = false;
+  private _longestSliceMs = 0;
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -102,6 +103,16 @@ export class LegacyMetricsReader extends MetricReader {
   /** How many legacy series the reader holds. */
   get seriesCount(): number {
     return this._store.seriesCount;
+  }
+
+  /**
+   * The longest the reader's own work held the event loop at once since it started, in
+   * milliseconds: the longest slice of applying, expiring and publishing after a collection
+   * (the SDK's collection itself not included). Bounded by its `sliceMs` option, give or take
+   * one data point or series.
+   */
+  get longestSliceMs(): number {
+    return this._longestSliceMs;
   }
 
   protected override onInitialized(): void {
@@ -161,16 +172,28 @@ export class LegacyMetricsReader extends MetricReader {
       Math.floor(monotonicMs / this._options.slotMs)
     );
     this._slot = slot;
+    // The work runs in slices of `sliceMs`, so that the host's requests and I/O are served
+    // between them; the snapshot published before serves meanwhile, whole.
+    const slicer = this._store.slicer();
     try {
-      this._store.expire(slot);
-      this._store.apply(result.resourceMetrics, slot, monotonicMs);
+      await this._store.expireSliced(slot, slicer);
+      await this._store.applySliced(
+        result.resourceMetrics,
+        slot,
+        monotonicMs,
+        slicer
+      );
       this._reportErrors(result.errors);
     } catch (error) {
       // Faults are isolated per series in the store; this is a defect, reported and survived.
       diag.error('LegacyMetricsReader: tick failed', error);
     } finally {
       // What was applied is published: with delta temporality, what is not is gone for good.
-      this._snapshot = new Snapshot(this._store.publish(now, monotonicMs));
+      this._snapshot = new Snapshot(
+        await this._store.publishSliced(now, monotonicMs, slicer)
+      );
+      slicer.end();
+      this._longestSliceMs = Math.max(this._longestSliceMs, slicer.longestMs);
     }
   }
 

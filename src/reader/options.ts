@@ -90,6 +90,19 @@ export interface LegacyMetricsReaderOptions {
    * @default `now` when that is given, else `performance.timeOrigin + performance.now()`
    */
   monotonicNow?: () => number;
+  /**
+   * The longest the reader's work after a collection (applying, expiring, publishing) holds
+   * the event loop at once, in milliseconds: past it, the work yields with `setImmediate` and
+   * resumes once what waits has run. The snapshot published before serves meanwhile.
+   * @default 2
+   */
+  sliceMs?: number;
+  /**
+   * The most data points or series worked on in one slice, whatever the time.
+   * @deprecated For tests only: production code slices by time ({@link sliceMs}).
+   * @default Infinity
+   */
+  slicePoints?: number;
 }
 
 /** The options with every default applied. */
@@ -105,6 +118,8 @@ export interface ResolvedReaderOptions {
   readonly histogramMaxBuckets: number;
   readonly now: () => number;
   readonly monotonicNow: () => number;
+  readonly sliceMs: number;
+  readonly slicePoints: number;
 }
 
 /** The defaults of {@link LegacyMetricsReaderOptions}, shared by the reader, tests and examples. */
@@ -118,6 +133,7 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   meters: Object.freeze({ include: undefined, exclude: Object.freeze([]) }),
   cardinalityLimit: 100_000,
   histogramMaxBuckets: 160,
+  sliceMs: 2,
 } as const);
 
 const KNOWN_OPTIONS = [
@@ -132,6 +148,8 @@ const KNOWN_OPTIONS = [
   'histogramMaxBuckets',
   'now',
   'monotonicNow',
+  'sliceMs',
+  'slicePoints',
 ];
 
 /** A clock that never steps: the process's start time plus the monotonic time since. */
@@ -213,5 +231,14 @@ export function resolveReaderOptions(
       functionOption<() => number>(at('monotonicNow'), options.monotonicNow) ??
       now ??
       steadyNow,
+    sliceMs: positiveIntegerOption(
+      at('sliceMs'),
+      options.sliceMs,
+      DEFAULT_READER_OPTIONS.sliceMs
+    ),
+    slicePoints:
+      options.slicePoints === undefined
+        ? Infinity
+        : positiveIntegerOption(at('slicePoints'), options.slicePoints, 1),
   });
 }

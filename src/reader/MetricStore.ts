@@ -1,25 +1,15 @@
-import type {
-  DataPoint,
-  MetricData,
-  ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
+import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import { ExpiryWheel } from './ExpiryWheel';
-import { InstrumentRegistry, type InstrumentState } from './instruments';
+import { InstrumentRegistry } from './instruments';
 import { describeInstrument, LegacyNamer } from './LegacyNamer';
 import { LegacyNameTable } from './LegacyNameTable';
 import type { MeterScope } from './meterSelection';
 import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
 import { RecordTableEditor } from './RecordTable';
-import {
-  HistogramSeries,
-  type NameTotals,
-  type Series,
-  SpiralSeries,
-  ValueSeries,
-  ValueSource,
-} from './series';
+import { feedPoints, type PointSink } from './pointFeeds';
+import type { NameTotals, Series } from './series';
 import { SeriesDirectory } from './SeriesDirectory';
 import { Slicer } from './Slicer';
 import { StoreView } from './StoreView';
@@ -141,7 +131,8 @@ export class MetricStore {
     monotonicMs: number
   ): void {
     const cursor = { scope: 0, metric: 0, point: 0 };
-    this._apply(resourceMetrics, cursor, slot, monotonicMs, Slicer.unbounded());
+    const sink = this._sink(slot, monotonicMs);
+    this._apply(resourceMetrics, cursor, sink, Slicer.unbounded());
   }
 
   /** {@link apply} in slices of `slicer`'s budget. */
@@ -152,7 +143,8 @@ export class MetricStore {
     slicer = this.slicer()
   ): Promise<void> {
     const cursor = { scope: 0, metric: 0, point: 0 };
-    while (!this._apply(resourceMetrics, cursor, slot, monotonicMs, slicer))
+    const sink = this._sink(slot, monotonicMs);
+    while (!this._apply(resourceMetrics, cursor, sink, slicer))
       await slicer.pause();
   }
 
@@ -197,8 +189,7 @@ export class MetricStore {
   private _apply(
     resourceMetrics: ResourceMetrics,
     cursor: ApplyCursor,
-    slot: number,
-    monotonicMs: number,
+    sink: PointSink,
     slicer: Slicer
   ): boolean {
     const scopes = resourceMetrics.scopeMetrics;
@@ -215,12 +206,11 @@ export class MetricStore {
           continue;
         }
         instrument.seenGen = this._tickGen;
-        cursor.point = this._applyPoints(
+        cursor.point = feedPoints(
           instrument,
-          metric,
+          metric.dataPoints,
           cursor.point,
-          slot,
-          monotonicMs,
+          sink,
           slicer
         );
         if (cursor.point < metric.dataPoints.length) return false;
@@ -245,77 +235,34 @@ export class MetricStore {
     return this._view;
   }
 
-  /** Applies the points of one metric from `from`; returns where it stopped (the end when done). */
-  private _applyPoints(
-    instrument: InstrumentState,
-    metric: MetricData,
-    from: number,
-    slot: number,
-    monotonicMs: number,
-    slicer: Slicer
-  ): number {
-    const points = metric.dataPoints;
-    let at = from;
-    while (at < points.length) {
-      const point = points[at++]!;
-      const attributes = point.attributes;
-      // The identity fast path first: no closure to allocate for the usual data point.
-      const cached = instrument.byIdentity.get(attributes);
-      const binding =
-        cached !== undefined
-          ? cached
-          : this._instruments.binding(instrument, attributes, () =>
-              this._directory.bind(
-                instrument,
-                attributes,
-                points.length,
-                monotonicMs,
-                this._tickGen
-              )
-            );
-      if (binding === null || binding === undefined) {
-        // Skipped.
-      } else if (binding instanceof ValueSource) {
-        // A gauge, or an observable up-down counter's last observation: kept exactly as reported.
-        if (binding.set(point.value as number)) this._changed(binding.series);
-      } else if (binding instanceof HistogramSeries) {
-        const value = point.value;
-        if (typeof value === 'object' && 'scale' in value && value.count > 0) {
-          if (binding.add(slot, value)) this._expiries.schedule(slot, binding);
-          this._changed(binding);
-        }
-      } else {
-        this._addIncrease(instrument, binding, point, slot);
-      }
-      if (slicer.due()) break;
-    }
-    return at;
-  }
-
-  private _addIncrease(
-    instrument: InstrumentState,
-    series: Series,
-    point: DataPoint<unknown>,
-    slot: number
-  ): void {
-    const value = point.value as number;
-    if (!Number.isFinite(value)) {
-      const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${value}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
-      this._warnings.warn(
-        `increase:${instrument.scope.name}:${instrument.name}`,
-        WARNING_CODES.seriesFault,
-        message,
-        new Error(message)
-      );
-      return;
-    }
-    if (value === 0) return;
-    if (series instanceof SpiralSeries) {
-      if (series.add(slot, value)) this._expiries.schedule(slot, series);
-      this._changed(series);
-    } else if (series instanceof ValueSeries && series.add(value)) {
-      this._changed(series);
-    }
+  /** What the point loops of one apply need: its slot and generation, and the store's hooks. */
+  private _sink(slot: number, monotonicMs: number): PointSink {
+    const gen = this._tickGen;
+    return {
+      slot,
+      gen,
+      bind: (instrument, attributes, pointCount) =>
+        this._instruments.binding(instrument, attributes, () =>
+          this._directory.bind(
+            instrument,
+            attributes,
+            pointCount,
+            monotonicMs,
+            gen
+          )
+        ),
+      changed: this._changed,
+      schedule: series => this._expiries.schedule(slot, series),
+      badIncrease: (instrument, point) => {
+        const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(point.value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
+        this._warnings.warn(
+          `increase:${instrument.scope.name}:${instrument.name}`,
+          WARNING_CODES.seriesFault,
+          message,
+          new Error(message)
+        );
+      },
+    };
   }
 
   private _warnExplicit(metric: MetricData): void {

@@ -373,7 +373,9 @@ export class WindowedHistogram {
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    this._entries.splice(0, dropped);
+    // Shifted in place: `splice` would allocate an array of what it removes.
+    this._entries.copyWithin(0, dropped);
+    this._entries.length -= dropped;
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
       Object.assign(summary, emptySummary());
@@ -401,7 +403,11 @@ export class WindowedHistogram {
     // The sum of the slots' sums, oldest first, whatever order they arrived and merged in.
     let sum = 0;
     for (const entry of entries) sum += entry[SUM]!;
-    return new HistogramRecord({ ...this._summary, sum }, entries.slice());
+    const { scale, count, min, max, zeroCount } = this._summary;
+    return new HistogramRecord(
+      { scale, count, sum, min, max, zeroCount },
+      entries.slice()
+    );
   }
 }
 

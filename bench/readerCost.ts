@@ -141,7 +141,6 @@ async function main(): Promise<void> {
     tickWallMs: summary(wall),
     heapUsed: memory.heapUsed,
     external: memory.external,
-    longestSliceMs: legacy?.longestSliceMs,
   });
   // Keep everything reachable until the numbers are taken.
   await provider.shutdown();

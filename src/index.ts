@@ -39,6 +39,7 @@ export {
   ListenError,
 } from './errors';
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
+export type { TickSlices } from './reader/LegacyMetricsReader';
 export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
 export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
 export type { LegacyApiDeprecationOptions } from './http/deprecation';

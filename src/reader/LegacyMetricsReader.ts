@@ -17,6 +17,16 @@ import {
   type ResolvedReaderOptions,
 } from './options';
 
+/** How one tick's own work shared the event loop (see {@link LegacyMetricsReader.lastTickSlices}). */
+export interface TickSlices {
+  /** How many slices the work took. */
+  readonly slices: number;
+  /** The longest slice, in wall-clock milliseconds: the longest the event loop waited for it. */
+  readonly longestMs: number;
+  /** The most CPU time of the event loop's thread in one slice, in ms (NaN before Node 23.9). */
+  readonly longestCpuMs: number;
+}
+
 function isTimeout(error: unknown): boolean {
   // By message too: a second copy of the SDK would have its own TimeoutError class.
   return (
@@ -46,7 +56,7 @@ export class LegacyMetricsReader extends MetricReader {
   private _slot = -Infinity;
   private readonly _warnings = new WarnOnce();
   private _registered = false;
-  private _longestSliceMs = 0;
+  private _lastTick: TickSlices = { slices: 0, longestMs: 0, longestCpuMs: 0 };
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -106,13 +116,12 @@ export class LegacyMetricsReader extends MetricReader {
   }
 
   /**
-   * The longest the reader's own work held the event loop at once since it started, in
-   * milliseconds: the longest slice of applying, expiring and publishing after a collection
-   * (the SDK's collection itself not included). Bounded by its `sliceMs` option, give or take
-   * one data point or series.
+   * How the reader's own work in the last tick (applying, expiring and publishing after the
+   * SDK's collection) shared the event loop: in how many slices, and the longest of them. Each
+   * slice is bounded by the `sliceMs` option, give or take one data point or series.
    */
-  get longestSliceMs(): number {
-    return this._longestSliceMs;
+  get lastTickSlices(): TickSlices {
+    return this._lastTick;
   }
 
   protected override onInitialized(): void {
@@ -193,7 +202,11 @@ export class LegacyMetricsReader extends MetricReader {
         await this._store.publishSliced(now, monotonicMs, slicer)
       );
       slicer.end();
-      this._longestSliceMs = Math.max(this._longestSliceMs, slicer.longestMs);
+      this._lastTick = Object.freeze({
+        slices: slicer.slices,
+        longestMs: slicer.longestMs,
+        longestCpuMs: slicer.longestCpuMs,
+      });
     }
   }
 

@@ -1,3 +1,14 @@
+const threadCpuUsage = (
+  process as { threadCpuUsage?: () => { user: number; system: number } }
+).threadCpuUsage;
+
+/** This thread's CPU time in ms (Node 23.9 and later), else NaN. */
+function threadCpuMs(): number {
+  if (threadCpuUsage === undefined) return NaN;
+  const { user, system } = threadCpuUsage.call(process);
+  return (user + system) / 1000;
+}
+
 /**
  * The time budget of the reader's work on the host's event loop: a tick's apply, expiry and
  * publication run in slices of at most `budgetMs` each, and between two slices the loop serves
@@ -8,9 +19,15 @@
 export class Slicer {
   /** The longest slice so far, in milliseconds: the longest the loop waited for this work. */
   longestMs = 0;
+  /**
+   * The most CPU time this thread spent in one slice, in milliseconds: unlike {@link longestMs},
+   * it leaves out the time the operating system gave other processes.
+   */
+  longestCpuMs = 0;
   /** How many slices the work took so far. */
   slices = 1;
   private _sliceStart = performance.now();
+  private _sliceCpuStart = threadCpuMs();
   private _units = 0;
   private _sliceUnits = 0;
   private _checkAt: number;
@@ -45,6 +62,7 @@ export class Slicer {
     await new Promise<void>(resolve => setImmediate(resolve));
     this.slices++;
     this._sliceStart = performance.now();
+    this._sliceCpuStart = threadCpuMs();
     this._sliceUnits = this._units;
     this._checkAt = this._units + this._checkEvery;
   }
@@ -54,6 +72,10 @@ export class Slicer {
     this.longestMs = Math.max(
       this.longestMs,
       performance.now() - this._sliceStart
+    );
+    this.longestCpuMs = Math.max(
+      this.longestCpuMs,
+      threadCpuMs() - this._sliceCpuStart
     );
   }
 }

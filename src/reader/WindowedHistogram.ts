@@ -373,9 +373,7 @@ export class WindowedHistogram {
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    // Shifted in place: `splice` would allocate an array of what it removes.
-    this._entries.copyWithin(0, dropped);
-    this._entries.length -= dropped;
+    this._entries.copyWithin(0, dropped).length -= dropped; // in place: no array of what left
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
       Object.assign(summary, emptySummary());
@@ -403,11 +401,7 @@ export class WindowedHistogram {
     // The sum of the slots' sums, oldest first, whatever order they arrived and merged in.
     let sum = 0;
     for (const entry of entries) sum += entry[SUM]!;
-    const { scale, count, min, max, zeroCount } = this._summary;
-    return new HistogramRecord(
-      { scale, count, sum, min, max, zeroCount },
-      entries.slice()
-    );
+    return new HistogramRecord({ ...this._summary, sum }, entries.slice());
   }
 }
 

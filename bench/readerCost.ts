@@ -1,12 +1,6 @@
-import {
-  AggregationTemporality,
-  AggregationType,
-  InstrumentType,
-  MeterProvider,
-  MetricReader,
-  type AggregationOption,
-} from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { DEFAULT_READER_OPTIONS, LegacyMetricsReader } from '../src';
+import { BaselineReader } from './baselineReader';
 import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 import { argument, emit } from './ipc';
 import {
@@ -31,30 +25,6 @@ import {
 
 const SLOT_MS = DEFAULT_READER_OPTIONS.slotMs;
 const WINDOW_SLOTS = DEFAULT_READER_OPTIONS.windowMs / SLOT_MS;
-
-/** A reader with the legacy reader's aggregation that drops what it collects. */
-class BaselineReader extends MetricReader {
-  constructor(histogramMaxBuckets: number) {
-    const histogram: AggregationOption = {
-      type: AggregationType.EXPONENTIAL_HISTOGRAM,
-      options: { maxSize: histogramMaxBuckets, recordMinMax: true },
-    };
-    super({
-      aggregationTemporalitySelector: () => AggregationTemporality.DELTA,
-      aggregationSelector: type =>
-        type === InstrumentType.HISTOGRAM
-          ? histogram
-          : { type: AggregationType.DEFAULT },
-      cardinalitySelector: () => DEFAULT_READER_OPTIONS.cardinalityLimit,
-    });
-  }
-
-  protected override async onForceFlush(): Promise<void> {
-    await this.collect();
-  }
-
-  protected override async onShutdown(): Promise<void> {}
-}
 
 function summary(values: number[]): {
   mean: number;

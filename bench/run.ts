@@ -3,6 +3,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_READER_OPTIONS } from '../src';
+import {
+  hostFeelTable,
+  measureHostFeel,
+  type HostFeelRow,
+} from './hostFeelRun';
 import { ChildChannel } from './ipc';
 import { DEPRECATED_PREFIX, VARIANTS } from './legacyCases';
 import { CEILING_ROUTES, CEILING_WITH_HEADERS } from './server';
@@ -17,8 +22,12 @@ import {
 } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only]`
  * (needs wrk: `apt-get install -y wrk`).
+ *
+ * Last for each scale (alone with `--host-only`): what the host application feels, the event
+ * loop's delay and a static route's latency under load, with the legacy reader and with the
+ * baseline reader (hostFeel.ts).
  *
  * For each scale: measures the reader's tick and heap in two child processes (legacy reader vs a
  * reader with the same SDK aggregation that keeps nothing), then starts the server under test
@@ -40,6 +49,8 @@ interface Options {
   histogramBuckets: number | undefined;
   /** Also measure deprecation headers alone and usage telemetry alone. */
   variants: boolean;
+  /** Only what the host application feels (loop delay, a static route's latency) per reader. */
+  hostOnly: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -50,6 +61,7 @@ function parseOptions(argv: readonly string[]): Options {
     connections: 10,
     histogramBuckets: undefined,
     variants: false,
+    hostOnly: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -88,9 +100,12 @@ function parseOptions(argv: readonly string[]): Options {
       case '--variants':
         options.variants = true;
         break;
+      case '--host-only':
+        options.hostOnly = true;
+        break;
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only)`
         );
     }
   }
@@ -600,10 +615,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   const rows: CaseRow[] = [];
   const summaries: ScaleSummary[] = [];
+  const hostRows: HostFeelRow[] = [];
   for (const name of options.scales) {
-    const result = await benchScale(SCALES[name], options);
-    rows.push(...result.rows);
-    summaries.push(result.summary);
+    if (!options.hostOnly) {
+      const result = await benchScale(SCALES[name], options);
+      rows.push(...result.rows);
+      summaries.push(result.summary);
+    }
+    log(`[${name}] the host's event loop: legacy reader, then baseline reader`);
+    hostRows.push(...(await measureHostFeel(SCALES[name], options)));
   }
   const minutes = (performance.now() - started) / 60_000;
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
@@ -614,19 +634,27 @@ async function main(): Promise<void> {
       `${UPDATE_FRACTION * 100}% of series updated every second; ` +
       `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
+    ...(options.hostOnly
+      ? []
+      : [
+          '',
+          throughputTable(rows, options.seconds),
+          '',
+          costTable(summaries),
+          '',
+          ...targets(rows, summaries),
+        ]),
     '',
-    throughputTable(rows, options.seconds),
+    `What the host feels (a static route under wrk load for ${options.seconds} s, the event loop sampled at 1 ms):`,
     '',
-    costTable(summaries),
-    '',
-    ...targets(rows, summaries),
+    hostFeelTable(hostRows),
   ].join('\n');
   process.stdout.write(`${out}\n`);
   const dir = resolve(HERE, '../..');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'results.json'),
-    JSON.stringify({ machine, options, rows, summaries }, null, 2)
+    JSON.stringify({ machine, options, rows, summaries, hostRows }, null, 2)
   );
 }
 

@@ -39,6 +39,7 @@ export {
   ListenError,
 } from './errors';
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
+export type { TickSlices } from './reader/LegacyMetricsReader';
 export { LegacyClusterAggregator } from './cluster/LegacyClusterAggregator';
 export { DEFAULT_AGGREGATOR_OPTIONS } from './cluster/options';
 export type { LegacyClusterAggregatorOptions } from './cluster/options';

@@ -20,7 +20,11 @@ import type { LastValueRule } from '../reader/series';
  */
 export interface LegacyClusterAggregatorOptions extends Omit<
   LegacyMetricsReaderOptions,
-  'cluster' | 'cardinalityLimit' | 'histogramMaxBuckets'
+  | 'cluster'
+  | 'cardinalityLimit'
+  | 'histogramMaxBuckets'
+  | 'sliceMs'
+  | 'slicePoints'
 > {
   /**
    * How many slots a live worker may send nothing before its gauges (and observable up-down
@@ -57,8 +61,17 @@ export const DEFAULT_AGGREGATOR_OPTIONS = Object.freeze({
   maxMessageBytes: 16 * 1024 * 1024,
 } as const);
 
-/** Options of the worker's reader that mean nothing in the primary. */
-const WORKER_ONLY = ['cluster', 'cardinalityLimit', 'histogramMaxBuckets'];
+/**
+ * Options of the worker's reader that mean nothing in the primary. The primary applies each
+ * worker's message whole as it arrives, and ticks in one block: it does not slice its work.
+ */
+const WORKER_ONLY = [
+  'cluster',
+  'cardinalityLimit',
+  'histogramMaxBuckets',
+  'sliceMs',
+  'slicePoints',
+];
 const KNOWN = [
   'hostTypes',
   'hosts',

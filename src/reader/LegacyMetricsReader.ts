@@ -18,6 +18,16 @@ import {
   type ResolvedReaderOptions,
 } from './options';
 
+/** How one tick's own work shared the event loop (see {@link LegacyMetricsReader.lastTickSlices}). */
+export interface TickSlices {
+  /** How many slices the work took. */
+  readonly slices: number;
+  /** The longest slice, in wall-clock milliseconds: the longest the event loop waited for it. */
+  readonly longestMs: number;
+  /** The most CPU time of the event loop's thread in one slice, in ms (NaN before Node 23.9). */
+  readonly longestCpuMs: number;
+}
+
 function isTimeout(error: unknown): boolean {
   // By message too: a second copy of the SDK would have its own TimeoutError class.
   return (
@@ -49,6 +59,7 @@ export class LegacyMetricsReader extends MetricReader {
   private _registered = false;
   /** With the `cluster` option: where collections go instead of the store. */
   private readonly _channel: WorkerChannel | undefined;
+  private _lastTick: TickSlices = { slices: 0, longestMs: 0, longestCpuMs: 0 };
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -109,6 +120,16 @@ export class LegacyMetricsReader extends MetricReader {
   /** How many legacy series the reader holds. */
   get seriesCount(): number {
     return this._store.seriesCount;
+  }
+
+  /**
+   * How the reader's own work in the last tick (applying, expiring and publishing after the
+   * SDK's collection) shared the event loop: in how many slices, and the longest of them. Each
+   * slice is bounded by the `sliceMs` option, give or take one data point or series. With the
+   * `cluster` option, no slices: the worker sends its collection and the primary applies it.
+   */
+  get lastTickSlices(): TickSlices {
+    return this._lastTick;
   }
 
   protected override onInitialized(): void {
@@ -175,16 +196,32 @@ export class LegacyMetricsReader extends MetricReader {
       Math.floor(monotonicMs / this._options.slotMs)
     );
     this._slot = slot;
+    // The work runs in slices of `sliceMs`, so that the host's requests and I/O are served
+    // between them; the snapshot published before serves meanwhile, whole.
+    const slicer = this._store.slicer();
     try {
-      this._store.expire(slot);
-      this._store.apply(result.resourceMetrics, slot, monotonicMs);
+      await this._store.expireSliced(slot, slicer);
+      await this._store.applySliced(
+        result.resourceMetrics,
+        slot,
+        monotonicMs,
+        slicer
+      );
       this._reportErrors(result.errors);
     } catch (error) {
       // Faults are isolated per series in the store; this is a defect, reported and survived.
       diag.error('LegacyMetricsReader: tick failed', error);
     } finally {
       // What was applied is published: with delta temporality, what is not is gone for good.
-      this._snapshot = new Snapshot(this._store.publish(now, monotonicMs));
+      this._snapshot = new Snapshot(
+        await this._store.publishSliced(now, monotonicMs, slicer)
+      );
+      slicer.end();
+      this._lastTick = Object.freeze({
+        slices: slicer.slices,
+        longestMs: slicer.longestMs,
+        longestCpuMs: slicer.longestCpuMs,
+      });
     }
   }
 

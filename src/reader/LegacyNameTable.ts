@@ -20,6 +20,8 @@ const KIND_ARTICLE = {
 export class LegacyNameTable {
   /** Legacy name → what every series of that name shares: what `/all` serves is summed from it. */
   readonly totals = new Map<string, NameTotals>();
+  /** Names a floating-point instrument joined in the tick under way: served as such once published. */
+  private readonly _turnedFloat: NameTotals[] = [];
 
   constructor(
     private readonly _records: RecordTableEditor,
@@ -57,8 +59,15 @@ export class LegacyNameTable {
       );
       return null;
     }
-    // A name is served as integers only while every instrument that feeds it is.
-    if (!instrument.integer) totals.integer = false;
+    // A name is served as integers only while every instrument that feeds it is. The flag
+    // turns at publication: the snapshot served while a tick is applied must not see it early.
+    if (!instrument.integer && totals.integer) this._turnedFloat.push(totals);
     return totals;
+  }
+
+  /** Turns the names a floating-point instrument joined in this tick to floating point: part of publishing it. */
+  publishFlags(): void {
+    for (const totals of this._turnedFloat) totals.integer = false;
+    this._turnedFloat.length = 0;
   }
 }

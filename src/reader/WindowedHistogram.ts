@@ -373,7 +373,7 @@ export class WindowedHistogram {
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    this._entries.splice(0, dropped);
+    this._entries.copyWithin(0, dropped).length -= dropped; // in place: no array of what left
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
       Object.assign(summary, emptySummary());

@@ -99,6 +99,19 @@ export interface LegacyMetricsReaderOptions {
    * @default false
    */
   cluster?: boolean;
+  /**
+   * The longest the reader's work after a collection (applying, expiring, publishing) holds
+   * the event loop at once, in milliseconds: past it, the work yields with `setImmediate` and
+   * resumes once what waits has run. The snapshot published before serves meanwhile.
+   * @default 2
+   */
+  sliceMs?: number;
+  /**
+   * The most data points or series worked on in one slice, whatever the time.
+   * @deprecated For tests only: production code slices by time ({@link sliceMs}).
+   * @default Infinity
+   */
+  slicePoints?: number;
 }
 
 /** The options with every default applied. */
@@ -117,6 +130,8 @@ export interface ResolvedReaderOptions {
   readonly cluster: boolean;
   /** By legacy name: how the last values of its sources combine (set by the cluster aggregator). */
   readonly lastValueRules?: ReadonlyMap<string, LastValueRule>;
+  readonly sliceMs: number;
+  readonly slicePoints: number;
 }
 
 /** The defaults of {@link LegacyMetricsReaderOptions}, shared by the reader, tests and examples. */
@@ -131,6 +146,7 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   cardinalityLimit: 100_000,
   histogramMaxBuckets: 160,
   cluster: false,
+  sliceMs: 2,
 } as const);
 
 const KNOWN_OPTIONS = [
@@ -146,6 +162,8 @@ const KNOWN_OPTIONS = [
   'now',
   'monotonicNow',
   'cluster',
+  'sliceMs',
+  'slicePoints',
 ];
 
 /** A clock that never steps: the process's start time plus the monotonic time since. */
@@ -232,5 +250,14 @@ export function resolveReaderOptions(
       options.cluster,
       DEFAULT_READER_OPTIONS.cluster
     ),
+    sliceMs: positiveIntegerOption(
+      at('sliceMs'),
+      options.sliceMs,
+      DEFAULT_READER_OPTIONS.sliceMs
+    ),
+    slicePoints:
+      options.slicePoints === undefined
+        ? Infinity
+        : positiveIntegerOption(at('slicePoints'), options.slicePoints, 1),
   });
 }

@@ -179,7 +179,9 @@ export class SpiralSeries extends Series<SpiralRecord> {
     let dropped = 0;
     while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
     if (dropped === 0) return false;
-    window.splice(0, dropped);
+    // Shifted in place: `splice` would allocate an array of what it removes.
+    window.copyWithin(0, dropped);
+    window.length -= dropped;
     return true;
   }
 

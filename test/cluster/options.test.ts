@@ -64,6 +64,10 @@ describe('LegacyClusterAggregator', () => {
         { cluster: true },
         "cluster: found true, expected nothing: it is an option of the workers' readers",
       ],
+      [
+        { sliceMs: 5 },
+        "sliceMs: found 5, expected nothing: it is an option of the workers' readers",
+      ],
     ])("should refuse %p with the reader's own checks", (options, message) => {
       expect(() => new LegacyClusterAggregator(options as object)).toThrow(
         new InvalidOptionError(message)

@@ -89,11 +89,11 @@ describe('resolveReaderOptions', () => {
     ],
     [
       { host_types: ['a'] },
-      'host_types: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, meters, cardinalityLimit, histogramMaxBuckets, now, monotonicNow, cluster (did you mean hostTypes?)',
+      'host_types: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, meters, cardinalityLimit, histogramMaxBuckets, now, monotonicNow, cluster, sliceMs, slicePoints (did you mean hostTypes?)',
     ],
     [
       { colour: 'blue' },
-      'colour: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, meters, cardinalityLimit, histogramMaxBuckets, now, monotonicNow, cluster',
+      'colour: found an unknown option, expected one of hostTypes, hosts, allMetricsAreGlobal, windowMs, slotMs, legacyName, meters, cardinalityLimit, histogramMaxBuckets, now, monotonicNow, cluster, sliceMs, slicePoints',
     ],
   ])('should reject %j', (options, message) => {
     expect(() => resolveReaderOptions(options as never)).toThrow(

@@ -1,0 +1,142 @@
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import Fastify from 'fastify';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import {
+  DEFAULT_READER_OPTIONS,
+  LegacyMetricsReader,
+  type TickSlices,
+} from '../src';
+import { BaselineReader } from './baselineReader';
+import { argument, emit, serveCommands } from './ipc';
+import {
+  hostTypeNames,
+  isScaleName,
+  SCALES,
+  UpdateSchedule,
+  Workload,
+} from './workload';
+
+/**
+ * The host application as its users feel it, run as a child of `run.ts`: a fastify app with a
+ * static route, recording into a rotating 10% of its series every second, with either the
+ * legacy reader (`--reader legacy`, ticking on its own) or the baseline reader (`--reader
+ * baseline`), which asks the SDK for the same aggregation once per slot and drops it. The
+ * event loop's delay is sampled at 1 ms resolution; `run.ts` loads the static route with wrk.
+ * The difference between the two processes is what the legacy reader adds to the host.
+ */
+
+const UPDATE_BATCHES = 20;
+const STATIC_BODY = Buffer.from('{"metrics":{"status":"ok"}}');
+
+async function main(): Promise<void> {
+  const scaleName = argument('scale') ?? 'S';
+  if (!isScaleName(scaleName)) throw new Error(`unknown scale ${scaleName}`);
+  const scale = SCALES[scaleName];
+  const kind = argument('reader') ?? 'legacy';
+  const slotMs = DEFAULT_READER_OPTIONS.slotMs;
+
+  const legacy =
+    kind === 'legacy'
+      ? new LegacyMetricsReader({ hostTypes: hostTypeNames(scale) })
+      : undefined;
+  const baseline =
+    legacy === undefined
+      ? new BaselineReader(DEFAULT_READER_OPTIONS.histogramMaxBuckets)
+      : undefined;
+  const provider = new MeterProvider({ readers: [(legacy ?? baseline)!] });
+  const workload = new Workload(provider.getMeter('bench'), scale);
+  workload.populate();
+
+  // The baseline collects on the legacy reader's schedule: once per slot, aligned, never overlapping.
+  let collectTimer: NodeJS.Timeout | undefined;
+  let ticks = 0;
+  const collectOnce = (): void => {
+    collectTimer = setTimeout(
+      () => {
+        void baseline!.forceFlush().finally(() => {
+          ticks++;
+          collectOnce();
+        });
+      },
+      slotMs - (performance.now() % slotMs)
+    );
+  };
+  if (baseline !== undefined) collectOnce();
+  const tickCount = (): number => legacy?.snapshot.generation ?? ticks;
+
+  const app = Fastify({ logger: false });
+  app.get('/static', (_request, reply) => {
+    void reply.header('content-type', 'application/json').send(STATIC_BODY);
+  });
+
+  const schedule = new UpdateSchedule(workload, UPDATE_BATCHES);
+  const updater = setInterval(() => schedule.next(), 1000 / UPDATE_BATCHES);
+
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  let windowStart = { cpu: process.cpuUsage(), wall: 0, ticks: 0 };
+  // The longest slice of the legacy reader's own work in the window, tick by tick.
+  const slices = { generation: 0, longestMs: 0, longestCpuMs: 0, max: 0 };
+  const sliceWatch = setInterval(() => {
+    if (legacy === undefined) return;
+    const generation = legacy.snapshot.generation;
+    if (generation === slices.generation) return;
+    slices.generation = generation;
+    // Absent from readers built before slicing: their before-and-after runs compare.
+    const last: TickSlices | undefined = legacy.lastTickSlices;
+    if (last === undefined) return;
+    slices.longestMs = Math.max(slices.longestMs, last.longestMs);
+    slices.longestCpuMs = Math.max(slices.longestCpuMs, last.longestCpuMs);
+    slices.max = Math.max(slices.max, last.slices);
+  }, 100);
+  serveCommands({
+    /** Starts a measurement window. */
+    window() {
+      windowStart = {
+        cpu: process.cpuUsage(),
+        wall: performance.now(),
+        ticks: tickCount(),
+      };
+      loopDelay.reset();
+      Object.assign(slices, { longestMs: 0, longestCpuMs: 0, max: 0 });
+      return {};
+    },
+    /** The event loop's delay since `window`, in ms, and the process's CPU per second. */
+    usage() {
+      const cpu = process.cpuUsage(windowStart.cpu);
+      const seconds = (performance.now() - windowStart.wall) / 1000;
+      return {
+        ticks: tickCount() - windowStart.ticks,
+        cpuMsPerSecond: (cpu.user + cpu.system) / 1000 / seconds,
+        loopDelayP50Ms: loopDelay.percentile(50) / 1e6,
+        loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+        loopDelayMaxMs: loopDelay.max / 1e6,
+        longestSliceMs: legacy === undefined ? null : slices.longestMs,
+        longestSliceCpuMs: legacy === undefined ? null : slices.longestCpuMs,
+        slicesPerTickMax: legacy === undefined ? null : slices.max,
+      };
+    },
+  });
+
+  const stop = (): void => {
+    clearInterval(updater);
+    clearInterval(sliceWatch);
+    clearTimeout(collectTimer);
+    void Promise.allSettled([app.close(), provider.shutdown()]).then(() =>
+      process.exit(0)
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('disconnect', stop);
+
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  emit('listening', {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

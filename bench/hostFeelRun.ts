@@ -1,0 +1,101 @@
+import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { ChildChannel } from './ipc';
+import { runWrk, type LoadResult } from './wrk';
+import type { Scale } from './workload';
+
+/** What the host application feels of its reader during one load window. */
+export interface HostFeelRow {
+  scale: string;
+  reader: 'legacy' | 'baseline';
+  ticks: number;
+  cpuMsPerSecond: number;
+  loopDelayP50Ms: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  /** The longest slice of the legacy reader's own work in the window, wall clock and thread CPU. */
+  longestSliceMs: number | null;
+  longestSliceCpuMs: number | null;
+  /** The most slices one tick took in the window. */
+  slicesPerTickMax: number | null;
+  staticRoute: LoadResult;
+  /** The machine's 1-minute load average when the window ended. */
+  load: number;
+}
+
+/**
+ * Runs the host application (`hostFeel.ts`) with each reader in turn and loads its static
+ * route with wrk for `seconds`, after `warmupSeconds` of warm-up (the first ticks included).
+ */
+export async function measureHostFeel(
+  scale: Scale,
+  options: { seconds: number; warmupSeconds: number; connections: number }
+): Promise<HostFeelRow[]> {
+  const rows: HostFeelRow[] = [];
+  for (const reader of ['legacy', 'baseline'] as const) {
+    const child = fork(
+      join(__dirname, 'hostFeel.js'),
+      ['--scale', scale.name, '--reader', reader],
+      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }
+    );
+    const channel = new ChildChannel(child);
+    try {
+      const listening = await channel.nextEvent('listening', 600_000);
+      const url = `http://127.0.0.1:${String(listening['port'])}/static`;
+      const load = { url, connections: options.connections };
+      // Past the first ticks, which make every series: steady state is what is measured.
+      await runWrk({ ...load, seconds: Math.max(3, options.warmupSeconds) });
+      await channel.call('window');
+      const staticRoute = await runWrk({ ...load, seconds: options.seconds });
+      const usage =
+        await channel.call<
+          Omit<HostFeelRow, 'scale' | 'reader' | 'staticRoute' | 'load'>
+        >('usage');
+      rows.push({
+        ...usage,
+        scale: scale.name,
+        reader,
+        staticRoute,
+        load: loadavg()[0]!,
+      });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise(done => child.once('exit', done));
+    }
+  }
+  return rows;
+}
+
+const ms = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '–' : value.toFixed(1);
+
+/** The table of what the host feels, with the legacy reader's difference from the baseline. */
+export function hostFeelTable(rows: readonly HostFeelRow[]): string {
+  const lines = [
+    '| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | slices per tick (max) | load avg |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const row of rows)
+    lines.push(
+      `| ${row.scale} | ${row.reader} | ${row.ticks} | ${ms(row.loopDelayP50Ms)} | ${ms(row.loopDelayP99Ms)} | ` +
+        `${ms(row.loopDelayMaxMs)} | ${ms(row.staticRoute.p99Ms)} | ${Math.round(row.staticRoute.requestsPerSecond)} | ` +
+        `${Math.round(row.cpuMsPerSecond)} | ${ms(row.longestSliceMs)} / ${ms(row.longestSliceCpuMs)} | ${row.slicesPerTickMax ?? '–'} | ${row.load.toFixed(1)} |`
+    );
+  for (const legacy of rows.filter(r => r.reader === 'legacy')) {
+    const baseline = rows.find(
+      r => r.reader === 'baseline' && r.scale === legacy.scale
+    );
+    if (baseline === undefined) continue;
+    const p99 = legacy.loopDelayP99Ms - baseline.loopDelayP99Ms;
+    const slice = legacy.longestSliceMs ?? NaN;
+    const sliceCpu = legacy.longestSliceCpuMs ?? NaN;
+    lines.push(
+      '',
+      `${legacy.scale}: the legacy reader adds ${ms(p99)} ms to the host's p99 loop delay (target ≤ 5) ` +
+        `and ${ms((legacy.staticRoute.p99Ms ?? NaN) - (baseline.staticRoute.p99Ms ?? NaN))} ms to the static route's p99; ` +
+        `its longest slice beyond the SDK's collect is ${ms(slice)} ms of wall clock, ${ms(sliceCpu)} ms of its thread's CPU (target ≤ 5)`
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,47 @@
+import type { Series } from './series';
+import type { Slicer } from './Slicer';
+
+/**
+ * When each windowed series' oldest slot leaves the window: slot at which to expire → the
+ * series that got data `windowSlots` before it. A tick looks only at the slots due, so expiry
+ * costs what leaves the window, never what the store holds.
+ */
+export class ExpiryWheel {
+  private readonly _due = new Map<number, Series[]>();
+  /** How far expiry went in the first list due, between two slices. */
+  private _at = 0;
+
+  constructor(private readonly _windowSlots: number) {}
+
+  /** Schedules the expiry of the data `series` got in `slot`. */
+  schedule(slot: number, series: Series): void {
+    const at = slot + this._windowSlots;
+    const list = this._due.get(at);
+    if (list === undefined) this._due.set(at, [series]);
+    else list.push(series);
+  }
+
+  /**
+   * Slides the window to end at `slot`, handing each series whose state changed to `changed`.
+   * Returns true when done, false when `slicer` ended the slice first: call again to resume.
+   */
+  expire(
+    slot: number,
+    slicer: Slicer,
+    changed: (series: Series) => void
+  ): boolean {
+    const through = slot - this._windowSlots;
+    // Resumed, the iteration meets the list it left first: those before it are deleted.
+    for (const [at, list] of this._due) {
+      if (at > slot) continue;
+      while (this._at < list.length) {
+        const series = list[this._at++]!;
+        if (series.expireThrough(through)) changed(series);
+        if (slicer.due()) return false;
+      }
+      this._due.delete(at);
+      this._at = 0;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,66 @@
+import type { RecordTable, RecordTableEditor } from './RecordTable';
+import { HistogramSeries, type NameTotals, type Series } from './series';
+import type { Slicer } from './Slicer';
+import type { HistogramRecord } from './WindowedHistogram';
+
+/**
+ * What changed in the tick under way, and the making of its records: each series that changed
+ * is published once per tick, then the `/all` sums of the histogram names it belongs to. The
+ * records go into the editor's next version of the table, which no snapshot sees until
+ * {@link finish} publishes it.
+ */
+export class Publication {
+  private readonly _dirty: Series[] = [];
+  private readonly _dirtyTotals: NameTotals[] = [];
+  /** How many of each list have their records already, between two slices. */
+  private _seriesAt = 0;
+  private _totalsAt = 0;
+
+  constructor(private readonly _records: RecordTableEditor) {}
+
+  /** Marks `series` changed in the tick of generation `gen` (once per tick). */
+  changed(series: Series, gen: number): void {
+    if (series.dirtyGen === gen) return;
+    series.dirtyGen = gen;
+    this._dirty.push(series);
+  }
+
+  /**
+   * Makes the records of what changed. Returns true when done, false when `slicer` ended the
+   * slice first: call again to resume.
+   */
+  makeRecords(gen: number, slicer: Slicer): boolean {
+    const records = this._records;
+    const dirty = this._dirty;
+    while (this._seriesAt < dirty.length) {
+      const series = dirty[this._seriesAt++]!;
+      const record = series.publish();
+      if (series instanceof HistogramSeries) {
+        const before = records.get(series.index) as HistogramRecord;
+        series.totals.memberChanged(before, record as HistogramRecord);
+        if (series.totals.dirtyGen !== gen) {
+          series.totals.dirtyGen = gen;
+          this._dirtyTotals.push(series.totals);
+        }
+      }
+      records.set(series.index, record);
+      if (slicer.due()) return false;
+    }
+    const dirtyTotals = this._dirtyTotals;
+    while (this._totalsAt < dirtyTotals.length) {
+      const totals = dirtyTotals[this._totalsAt++]!;
+      records.set(totals.index, totals.publish());
+      if (slicer.due()) return false;
+    }
+    return true;
+  }
+
+  /** The version of the table with every record made: the tick's, from now on read-only. */
+  finish(): RecordTable {
+    this._dirty.length = 0;
+    this._dirtyTotals.length = 0;
+    this._seriesAt = 0;
+    this._totalsAt = 0;
+    return this._records.publish();
+  }
+}

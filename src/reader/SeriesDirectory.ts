@@ -1,0 +1,123 @@
+import type { Attributes } from '@opentelemetry/api';
+import { VARIANTS, type Variant } from '../attributes';
+import type { Binding, InstrumentState } from './instruments';
+import type { LegacyNamer, SeriesPlace } from './LegacyNamer';
+import type { LegacyNameTable } from './LegacyNameTable';
+import type { RecordTableEditor } from './RecordTable';
+import {
+  HistogramSeries,
+  type NameTotals,
+  type Series,
+  SpiralSeries,
+  ValueSeries,
+} from './series';
+import type { VariantIndex } from './VariantIndex';
+
+/** The key of the global group among host types. */
+const NO_HOST_TYPE = '\u0000';
+
+function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
+  let inner = map.get(key);
+  if (inner === undefined) {
+    inner = new Map();
+    map.set(key, inner);
+  }
+  return inner;
+}
+
+function createSeries(
+  totals: NameTotals,
+  monotonicMs: number,
+  gen: number,
+  index: number
+): Series {
+  switch (totals.kind) {
+    case 'spiral':
+      return new SpiralSeries(totals, monotonicMs, gen, index);
+    case 'histogram':
+      return new HistogramSeries(totals, monotonicMs, gen, index);
+    case 'counter':
+    case 'gauge':
+      return new ValueSeries(totals.kind, totals, monotonicMs, gen, index);
+  }
+}
+
+/**
+ * Every legacy series, by name and placement, and what a new attribute set binds to. A series
+ * is made once, on the first data point of its place, and entered into both variants' indexes
+ * with the generation of the tick under way, which the snapshots published before skip.
+ */
+export class SeriesDirectory {
+  /**
+   * Legacy name → host type → series without a host attribute, and legacy name → host type →
+   * host → series with one. Keyed by the attribute strings themselves, so that holding a
+   * series costs no key of its own.
+   */
+  private readonly _series = new Map<string, Map<string, Series>>();
+  private readonly _hostSeries = new Map<
+    string,
+    Map<string, Map<string, Series>>
+  >();
+
+  constructor(
+    private readonly _namer: LegacyNamer,
+    private readonly _names: LegacyNameTable,
+    private readonly _records: RecordTableEditor,
+    private readonly _views: Record<Variant, VariantIndex>
+  ) {}
+
+  /**
+   * What a new attribute set feeds: its series, or a source of its own in it for last values;
+   * `null` when left out for good, undefined for a failure of this tick only.
+   * @param gen the generation of the tick under way
+   */
+  bind(
+    instrument: InstrumentState,
+    attributes: Attributes,
+    pointCount: number,
+    monotonicMs: number,
+    gen: number
+  ): Binding | undefined {
+    const place = this._namer.place(instrument, attributes, pointCount);
+    if (place === null || place === undefined) return place;
+    const totals = this._names.claim(instrument, place.name, gen);
+    if (totals === null) return null;
+    const series = this._seriesFor(totals, place, monotonicMs, gen);
+    return instrument.lastValue ? (series as ValueSeries).source() : series;
+  }
+
+  private _seriesFor(
+    totals: NameTotals,
+    { name, hostType, host }: SeriesPlace,
+    monotonicMs: number,
+    gen: number
+  ): Series {
+    const byPlacement =
+      host === undefined
+        ? submap(this._series, name)
+        : submap(submap(this._hostSeries, name), hostType ?? NO_HOST_TYPE);
+    const key = host ?? hostType ?? NO_HOST_TYPE;
+    let series = byPlacement.get(key);
+    if (series !== undefined) return series;
+    series = createSeries(totals, monotonicMs, gen, this._records.size);
+    this._records.push(series.publish());
+    byPlacement.set(key, series);
+    for (const variant of VARIANTS) {
+      const groupName = variant === 'host_type' ? hostType : (host ?? hostType);
+      const view = this._views[variant];
+      const group =
+        groupName === undefined ? view.global : view.group(groupName, gen);
+      group.addMember(name, series);
+      if (groupName !== undefined && !view.catalog.has(name)) {
+        view.catalog.set(name, {
+          kind: totals.kind,
+          integer: totals.integer,
+          createdAtMonotonicMs: monotonicMs,
+          since: gen,
+        });
+      }
+      view.structureGen = gen;
+    }
+    return series;
+  }
+}

@@ -1,0 +1,261 @@
+import { ValueType, type Meter } from '@opentelemetry/api';
+import { VARIANTS, type LegacyMetricsReaderOptions } from '../../src';
+import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
+import { MetricStore } from '../../src/reader/MetricStore';
+import { resolveReaderOptions } from '../../src/reader/options';
+import { Snapshot } from '../../src/snapshot/Snapshot';
+import { xmlSerializer } from '../../src/snapshot/xmlSerializer';
+import { createRig, type Rig } from '../helpers';
+
+const HOST_TYPES = ['localhost', 'test type'];
+/** Host types that only the recordings bring, beyond the declared ones. */
+const DISCOVERED = Array.from({ length: 30 }, (_, i) => `vhost${i}.example`);
+/** Slots of a minute: no tick of the reader's own timer falls within a test. */
+const QUIET: LegacyMetricsReaderOptions = {
+  hostTypes: HOST_TYPES,
+  slotMs: 60_000,
+  windowMs: 60_000,
+};
+
+/** Recordings of every kind, on two meters, many host types and hosts: a tick of many slices. */
+function record(meter: Meter, other: Meter, round: number): void {
+  const sent = meter.createCounter('xmppMessageSent', {
+    valueType: ValueType.INT,
+  });
+  const sessions = meter.createUpDownCounter('sessionCount');
+  const queue = meter.createGauge('queueLength');
+  const auth = meter.createHistogram('authTime', { valueType: ValueType.INT });
+  for (const [i, hostType] of [...HOST_TYPES, ...DISCOVERED].entries()) {
+    if ((i + round) % 3 === 0) continue;
+    sent.add(i + round, { host_type: hostType });
+    sent.add(1, { host_type: hostType, host: `h${round}.${hostType}` });
+    sessions.add(round % 2 === 0 ? 2 : -1, { host_type: hostType });
+    queue.record(i * 1.5 + round, { host_type: hostType });
+    for (const value of [i, 10 * round, 2_000_000 + i])
+      auth.record(value, { host_type: hostType });
+  }
+  // The same name from a second meter, in floating point from the second round: combined with
+  // the first meter's series, and served as floating point once that round is published.
+  if (round > 0) {
+    other
+      .createCounter('xmppMessageSent')
+      .add(round + 0.5, { host_type: 'localhost' });
+    other.createHistogram('authTime').record(0.25, { host_type: 'localhost' });
+  }
+  other.createGauge('clusterSize').record(round + 1);
+  other.createCounter(`round${round}`).add(1);
+}
+
+/** Every endpoint of both variants. */
+function paths(): string[][] {
+  const groups = [...HOST_TYPES, 'test_type', ...DISCOVERED, 'h1.localhost'];
+  const names = [
+    'xmppMessageSent',
+    'sessionCount',
+    'queueLength',
+    'authTime',
+    'clusterSize',
+    'round0',
+    'round1',
+  ];
+  const result = [['metrics'], ['metrics', 'all'], ['metrics', 'global']];
+  for (const name of names)
+    result.push(['metrics', 'all', name], ['metrics', 'global', name]);
+  for (const word of ['host_type', 'host'])
+    for (const group of groups) {
+      result.push(['metrics', word, group]);
+      for (const name of names) result.push(['metrics', word, group, name]);
+    }
+  return result;
+}
+
+/** Every answer of a snapshot: status and body, per variant, format and path. */
+function answers(snapshot: Snapshot): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const variant of VARIANTS)
+    for (const serializer of [jsonSerializer, xmlSerializer])
+      for (const path of paths()) {
+        const response = snapshot.respond(variant, path, serializer);
+        result.set(
+          `${variant} ${serializer.contentType} /${path.join('/')}`,
+          `${response.status} ${response.body.toString()}`
+        );
+      }
+  return result;
+}
+
+const turn = (): Promise<void> => new Promise(resolve => setImmediate(resolve));
+
+let rigs: Rig[] = [];
+afterEach(async () => {
+  await Promise.all(rigs.map(rig => rig.close()));
+  rigs = [];
+});
+
+function rig(options: LegacyMetricsReaderOptions): Rig {
+  const created = createRig(options);
+  rigs.push(created);
+  return created;
+}
+
+/** Flushes `rig`, running `during` at each turn of the event loop until the flush is over. */
+async function flushObserved(
+  rig: Rig,
+  during: (turns: number) => void
+): Promise<number> {
+  let done = false;
+  const flushing = rig.flush().then(() => {
+    done = true;
+  });
+  let turns = 0;
+  while (!done) {
+    await turn();
+    if (!done) during(++turns);
+  }
+  await flushing;
+  return turns;
+}
+
+describe('LegacyMetricsReader sliced tick', () => {
+  describe('snapshot', () => {
+    it('should answer exactly as the snapshot published before while a tick is applied in slices', async () => {
+      // A twin without slicing publishes the same content in one block: the reference.
+      const live = rig({ ...QUIET, slicePoints: 3 });
+      const twin = rig(QUIET);
+      for (const each of [live, twin]) {
+        // Meter n first: its floating-point counter is applied early in the sliced tick.
+        const other = each.provider.getMeter('n');
+        const meter = each.provider.getMeter('m');
+        record(meter, other, 0);
+        await each.flush();
+        record(meter, other, 1);
+      }
+      const before = live.reader.snapshot;
+      const expected = answers(twin.reader.snapshot);
+
+      let during: Map<string, string> | undefined;
+      const turns = await flushObserved(live, turns => {
+        expect(live.reader.snapshot).toBe(before);
+        // Asked first halfway through the tick, when part of it is applied.
+        if (turns === 20) during = answers(live.reader.snapshot);
+      });
+
+      expect(turns).toBeGreaterThan(40);
+      expect(during).toEqual(expected);
+      // Published whole once the last slice ends: as the twin publishes it in one block.
+      await twin.flush();
+      expect(live.reader.snapshot.generation).toBe(before.generation + 1);
+      const after = answers(live.reader.snapshot);
+      expect(after).toEqual(answers(twin.reader.snapshot));
+      const changed = [...after].filter(
+        ([key, body]) => expected.get(key) !== body
+      );
+      expect(changed.length).toBeGreaterThan(200);
+    });
+  });
+
+  describe('forceFlush', () => {
+    it('should resolve only once the last slice is published', async () => {
+      const live = rig({ ...QUIET, slicePoints: 1 });
+      record(live.provider.getMeter('m'), live.provider.getMeter('n'), 0);
+      const turns = await flushObserved(live, () => {
+        expect(live.reader.snapshot.generation).toBe(0);
+      });
+      expect(turns).toBeGreaterThan(100);
+      expect(live.reader.snapshot.generation).toBe(1);
+      const body = live.reader.snapshot.respond(
+        'host_type',
+        ['metrics', 'all', 'xmppMessageSent'],
+        jsonSerializer
+      );
+      // Every host type but every third, each i + 0, plus one per host, plus nothing from meter n.
+      const hostTypes = [...HOST_TYPES, ...DISCOVERED].length;
+      let count = 0;
+      for (let i = 0; i < hostTypes; i++) if (i % 3 !== 0) count += i + 1;
+      expect(JSON.parse(body.body.toString())).toEqual({
+        metric: { count, one: count },
+      });
+      // One point per slice: a slice for each data point, and one more for each series published.
+      expect(live.reader.lastTickSlices.slices).toBeGreaterThan(turns / 2);
+      expect(live.reader.lastTickSlices.longestMs).toBeGreaterThan(0);
+    });
+  });
+
+  describe('shutdown', () => {
+    it('should resolve only once the tick under way is published', async () => {
+      const live = rig({ ...QUIET, slicePoints: 1 });
+      record(live.provider.getMeter('m'), live.provider.getMeter('n'), 0);
+      const flushing = live.flush();
+      await turn();
+      await turn();
+      expect(live.reader.snapshot.generation).toBe(0);
+      await live.close();
+      expect(live.reader.snapshot.generation).toBe(1);
+      expect(live.reader.status).toBe('shutdown');
+      await flushing;
+    });
+  });
+
+  describe('ticks', () => {
+    it('should never collect before the last slice of the tick before is published', async () => {
+      // Slots of 5 ms, each tick of hundreds of slices: the timer comes due during every tick.
+      const live = rig({
+        hostTypes: HOST_TYPES,
+        slotMs: 5,
+        windowMs: 50,
+        slicePoints: 1,
+      });
+      const meter = live.provider.getMeter('m');
+      const seen: number[] = [];
+      meter.createObservableGauge('generationAtCollect').addCallback(result => {
+        seen.push(live.reader.snapshot.generation);
+        result.observe(seen.length);
+      });
+      const sent = meter.createCounter('xmppMessageSent');
+      const started = Date.now();
+      while (seen.length < 6 && Date.now() - started < 10_000) {
+        for (const hostType of DISCOVERED) sent.add(1, { host_type: hostType });
+        await new Promise(resolve => setTimeout(resolve, 2));
+      }
+      // A forceFlush beside the timer's ticks waits its turn too.
+      await Promise.all([live.flush(), live.flush()]);
+      expect(seen.length).toBeGreaterThanOrEqual(6);
+      // Each collection sees the snapshot of the tick before it: one generation more each time.
+      expect(seen).toEqual(seen.map((_, i) => seen[0]! + i));
+    });
+  });
+});
+
+describe('MetricStore applySliced', () => {
+  it("should keep each source's last values apart, as apply does, and forget a source's", async () => {
+    const hostTypes = ['a', 'b', 'c'];
+    const collector = rig({ ...QUIET, hostTypes });
+    const queue = collector.provider.getMeter('app').createGauge('queueLength');
+    hostTypes.forEach((hostType, i) =>
+      queue.record(i + 1, { host_type: hostType })
+    );
+    const { resourceMetrics } = await collector.reader.collect();
+    const store = new MetricStore(
+      resolveReaderOptions({ ...QUIET, hostTypes, slicePoints: 1 })
+    );
+    const slicer = store.slicer();
+    await store.applySliced(resourceMetrics, 0, 0, slicer, 'worker 1');
+    store.apply(resourceMetrics, 0, 0, 'worker 2');
+    const values = (): number[] => {
+      const snapshot = new Snapshot(store.publish(0, 0));
+      return hostTypes.map(hostType => {
+        const response = snapshot.respond(
+          'host_type',
+          ['metrics', 'host_type', hostType, 'queueLength'],
+          jsonSerializer
+        );
+        return JSON.parse(response.body.toString()).metric.value;
+      });
+    };
+    // One slice per data point: the apply was cut, and resumed where it stopped.
+    expect(slicer.slices).toBe(3);
+    expect(values()).toEqual([2, 4, 6]);
+    store.forgetSource('worker 1');
+    expect(values()).toEqual([1, 2, 3]);
+  });
+});

@@ -125,12 +125,12 @@ export async function boundedGet(
   try {
     let current = parseUrl(url);
     for (let redirects = 0; ; redirects++) {
-      const target = current;
+      const destination = current;
       const send = (): Promise<IncomingMessage> =>
         new Promise<IncomingMessage>((resolve, reject) => {
           const transport =
-            target.protocol === 'https:' ? httpsRequest : httpRequest;
-          request = transport(target, {
+            destination.protocol === 'https:' ? httpsRequest : httpRequest;
+          request = transport(destination, {
             headers: {
               accept: options.accept,
               'accept-encoding': 'gzip, br',

@@ -36,6 +36,11 @@ export interface BoundedGetOptions {
   readonly limits: ReadLimits;
   /** The body cap in bytes, after decompression. */
   readonly maxBytes: number;
+  /**
+   * Given the body's text piece by piece as it arrives, instead of the whole body at the end
+   * (the result's body is then ''). A MigrationError it throws fails the read as it is.
+   */
+  readonly onText?: (text: string) => void;
 }
 
 /** A 200's body, or the status of a 404. */
@@ -120,25 +125,39 @@ export async function boundedGet(
   try {
     let current = parseUrl(url);
     for (let redirects = 0; ; redirects++) {
-      const response = await new Promise<IncomingMessage>((resolve, reject) => {
-        const send = current.protocol === 'https:' ? httpsRequest : httpRequest;
-        request = send(current, {
-          headers: {
-            accept: options.accept,
-            'accept-encoding': 'gzip, br',
-            'user-agent': toolUserAgent(options.tool),
-          },
-        });
-        request.setTimeout(limits.idleTimeoutMs, () =>
-          stop(
-            new MigrationError(
-              `${url}: found no data for ${limits.idleTimeoutMs} ms, expected the server to go on (${READ_LIMIT_VARIABLES.idleTimeoutMs} sets the limit)`
+      const destination = current;
+      const send = (): Promise<IncomingMessage> =>
+        new Promise<IncomingMessage>((resolve, reject) => {
+          const transport =
+            destination.protocol === 'https:' ? httpsRequest : httpRequest;
+          request = transport(destination, {
+            headers: {
+              accept: options.accept,
+              'accept-encoding': 'gzip, br',
+              'user-agent': toolUserAgent(options.tool),
+            },
+          });
+          request.setTimeout(limits.idleTimeoutMs, () =>
+            stop(
+              new MigrationError(
+                `${url}: found no data for ${limits.idleTimeoutMs} ms, expected the server to go on (${READ_LIMIT_VARIABLES.idleTimeoutMs} sets the limit)`
+              )
             )
-          )
-        );
-        request.once('response', resolve);
-        request.once('error', reject);
-        request.end();
+          );
+          request.once('response', resolve);
+          request.once('error', reject);
+          request.end();
+        });
+      // A kept-alive connection the server closed as the request went out (its idle timer ran
+      // late on a busy server): the request never reached it, and is sent once more.
+      const response = await send().catch((error: unknown) => {
+        if (
+          failure === undefined &&
+          request?.reusedSocket === true &&
+          errorCode(error) === 'ECONNRESET'
+        )
+          return send();
+        throw error;
       });
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
@@ -198,7 +217,13 @@ async function readBody(
       write(chunk: Buffer, _encoding, callback) {
         bytes += chunk.length;
         if (bytes > options.maxBytes) return callback(tooBig);
-        body += text.write(chunk);
+        if (options.onText === undefined) body += text.write(chunk);
+        else
+          try {
+            options.onText(text.write(chunk));
+          } catch (error) {
+            return callback(error as Error);
+          }
         callback();
       },
     });
@@ -212,5 +237,7 @@ async function readBody(
         : `${url}: the body ended early (${code}), expected all of it`
     );
   }
-  return body + text.end();
+  if (options.onText === undefined) return body + text.end();
+  options.onText(text.end());
+  return '';
 }

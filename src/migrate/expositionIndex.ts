@@ -2,7 +2,9 @@
  * An exposition indexed once per read, for `compare`: every sample summed into a slot by sample
  * name, name labels, `le` and placement (host type, host or global), so that a key's value is one
  * lookup, not a scan of its family. Slots are numbered once for all reads; a read keeps only a
- * number per slot.
+ * number per slot. A read is parsed as it arrives, chunk by chunk, so that the text is never held
+ * whole, and a series line seen before (the exporter writes the same text for the same series)
+ * costs one lookup of its text, not a parse of its labels.
  */
 import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE } from '../attributes';
 import { NON_NAME_LABELS } from '../reader/naming';
@@ -85,11 +87,13 @@ function parseLabels(text: string): [string, string][] | undefined {
  */
 export class ExpositionIndex {
   private readonly _slots = new Map<string, number>();
-  private _families = new Map<string, ExposedFamily>();
+  /** A series line's text up to its value, as written → its slot, or -1 when it has none. */
+  private readonly _series = new Map<string, number>();
+  private readonly _families = new Map<string, ExposedFamily>();
 
   constructor(private readonly _variant: 'host_type' | 'host') {}
 
-  /** The families of the last read. */
+  /** The families of the reads so far, with every label set and bucket bound seen. */
   get families(): ReadonlyMap<string, ExposedFamily> {
     return this._families;
   }
@@ -99,101 +103,103 @@ export class ExpositionIndex {
     return this._slots.size;
   }
 
+  /** Starts a read that is given its text in pieces, then ended. */
+  begin(startedAt: number): ExpositionParse {
+    return new ExpositionParse(this, startedAt);
+  }
+
   /** Indexes one exposition text; throws an Error naming the line that cannot be read. */
   index(text: string, startedAt: number): ExpositionRead {
-    const families = new Map<string, ExposedFamily>();
-    const family = (name: string, type: string): ExposedFamily => {
-      let found = families.get(name);
+    const parse = this.begin(startedAt);
+    parse.write(text);
+    return parse.end();
+  }
+
+  /** Declares a family from a `# TYPE` line. */
+  _declare(name: string, type: string): void {
+    const found = this._families.get(name);
+    if (found === undefined)
+      this._families.set(name, {
+        name,
+        type,
+        labelSets: new Map(),
+        les: new Map(),
+      });
+    else if (found.type !== type) this._families.set(name, { ...found, type });
+  }
+
+  /** The slot of a sample line's series text (`name{labels}`); undefined when never seen. */
+  _known(series: string): number | undefined {
+    return this._series.get(series);
+  }
+
+  /**
+   * Reads a series text seen for the first time: its family, name labels and bucket bound, and
+   * its slot (-1 when it has no placement). Throws an Error (without the line number) when the
+   * text cannot be read.
+   */
+  _learn(text: string, hasBrace: boolean): number {
+    // Every name and label kept below is a slice of this copy, not of the chunk.
+    const series = ownCopy(text);
+    const brace = hasBrace ? series.indexOf('{') : -1;
+    const name = brace === -1 ? series : series.slice(0, brace);
+    const labels = brace === -1 ? [] : parseLabels(series.slice(brace + 1, -1));
+    if (name === '' || labels === undefined) throw new Error('unreadable');
+    const families = this._families;
+    const family = (of: string): ExposedFamily => {
+      let found = families.get(of);
       if (found === undefined) {
-        found = { name, type, labelSets: new Map(), les: new Map() };
-        families.set(name, found);
+        found = {
+          name: of,
+          type: 'untyped',
+          labelSets: new Map(),
+          les: new Map(),
+        };
+        families.set(of, found);
       }
       return found;
     };
-    let values = new Float64Array(Math.max(1024, this._slots.size + 64));
-    let lineNumber = 0;
-    for (let start = 0; start < text.length;) {
-      let end = text.indexOf('\n', start);
-      if (end === -1) end = text.length;
-      const line = text.slice(start, end).trim();
-      start = end + 1;
-      lineNumber++;
-      if (line === '') continue;
-      if (line.startsWith('#')) {
-        const type = TYPE_LINE.exec(line);
-        if (type !== null) family(type[1]!, type[2]!);
-        continue;
-      }
-      const brace = line.indexOf('{');
-      const close = brace === -1 ? -1 : line.lastIndexOf('}');
-      const nameEnd = brace === -1 ? line.search(/\s/) : brace;
-      const name = nameEnd === -1 ? line : line.slice(0, nameEnd);
-      const labels =
-        brace === -1 ? [] : parseLabels(line.slice(brace + 1, close));
-      const rest = (
-        close === -1 ? line.slice(name.length) : line.slice(close + 1)
-      )
-        .trim()
-        .split(/\s+/);
-      const value = parseNumber(rest[0] ?? '');
-      if (
-        name === '' ||
-        labels === undefined ||
-        (brace !== -1 && close < brace) ||
-        rest[0] === '' ||
-        Number.isNaN(value)
-      )
-        throw new Error(
-          `line ${lineNumber}: cannot read ${JSON.stringify(line.slice(0, 200))}`
-        );
-      const suffix = HISTOGRAM_SUFFIXES.find(s => name.endsWith(s));
-      const base = suffix === undefined ? name : name.slice(0, -suffix.length);
-      const owner =
-        suffix !== undefined && families.get(base)?.type === 'histogram'
-          ? families.get(base)!
-          : family(name, families.get(name)?.type ?? 'untyped');
-      let le = '';
-      let hostType = '';
-      let host = '';
-      const named: [string, string][] = [];
-      for (const pair of labels) {
-        if (pair[0] === 'le') le = pair[1];
-        else if (pair[0] === HOST_TYPE_ATTRIBUTE) hostType = pair[1];
-        else if (pair[0] === HOST_ATTRIBUTE) host = pair[1];
-        if (!NON_NAME_LABELS.has(pair[0]) && pair[1] !== '') named.push(pair);
-      }
-      named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      let labelKey = '';
-      for (const [k, v] of named) labelKey += `${k}\u0001${v}\u0000`;
-      const histogram = owner.type === 'histogram';
-      if (histogram && name.endsWith('_bucket') && le !== '')
-        owner.les.set(parseNumber(le), le);
-      if (
-        (!histogram || name.endsWith('_count')) &&
-        !owner.labelSets.has(labelKey)
-      )
-        owner.labelSets.set(labelKey, Object.fromEntries(named));
-      let placement: string;
-      if (hostType === '' && host === '') placement = 'G';
-      else if (this._variant === 'host')
-        placement = `H${host !== '' ? host : hostType}`;
-      else if (hostType !== '') placement = `T${hostType}`;
-      else continue;
-      const key = `${name}\u0002${labelKey}\u0002${le}\u0002${placement}`;
-      let slot = this._slots.get(key);
-      if (slot === undefined) {
-        slot = this._slots.size;
-        this._slots.set(key, slot);
-      }
-      if (slot >= values.length) {
-        const grown = new Float64Array(values.length * 2);
-        grown.set(values);
-        values = grown;
-      }
-      values[slot] = values[slot]! + value;
+    const suffix = HISTOGRAM_SUFFIXES.find(s => name.endsWith(s));
+    const base = suffix === undefined ? name : name.slice(0, -suffix.length);
+    const owner =
+      suffix !== undefined && families.get(base)?.type === 'histogram'
+        ? families.get(base)!
+        : family(name);
+    let le = '';
+    let hostType = '';
+    let host = '';
+    const named: [string, string][] = [];
+    for (const pair of labels) {
+      if (pair[0] === 'le') le = pair[1];
+      else if (pair[0] === HOST_TYPE_ATTRIBUTE) hostType = pair[1];
+      else if (pair[0] === HOST_ATTRIBUTE) host = pair[1];
+      if (!NON_NAME_LABELS.has(pair[0]) && pair[1] !== '') named.push(pair);
     }
-    this._families = families;
-    return { startedAt, values: values.slice(0, this._slots.size) };
+    named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    // Joined, not concatenated: a flat string, where `+=` would keep a tree of pieces per key.
+    const labelKey = named.map(([k, v]) => `${k}\u0001${v}\u0000`).join('');
+    const histogram = owner.type === 'histogram';
+    if (histogram && name.endsWith('_bucket') && le !== '')
+      owner.les.set(parseNumber(le), le);
+    if (
+      (!histogram || name.endsWith('_count')) &&
+      !owner.labelSets.has(labelKey)
+    )
+      owner.labelSets.set(labelKey, Object.fromEntries(named));
+    let placement: string;
+    if (hostType === '' && host === '') placement = 'G';
+    else if (this._variant === 'host')
+      placement = `H${host !== '' ? host : hostType}`;
+    else if (hostType !== '') placement = `T${hostType}`;
+    else placement = '';
+    let slot = -1;
+    if (placement !== '') {
+      const key = [name, labelKey, le, placement].join('\u0002');
+      slot = this._slots.get(key) ?? this._slots.size;
+      if (slot === this._slots.size) this._slots.set(key, slot);
+    }
+    this._series.set(series, slot);
+    return slot;
   }
 
   /**
@@ -211,5 +217,125 @@ export class ExpositionIndex {
       `${sample}\u0002${labels}\u0002${le}\u0002${placementKey(placement)}`
     );
     return slot === undefined ? 0 : (read.values[slot] ?? 0);
+  }
+}
+
+/**
+ * A copy of `text` that holds nothing else: a slice of a chunk would keep the whole chunk alive
+ * for as long as the index keeps the slice.
+ */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 13 || code === 10;
+}
+
+/** One read of an exposition into an {@link ExpositionIndex}, given its text piece by piece. */
+export class ExpositionParse {
+  /** The start of a line whose end has not come yet, in pieces. */
+  private readonly _pending: string[] = [];
+  private _lineNumber = 0;
+  private _values: Float64Array;
+
+  constructor(
+    private readonly _index: ExpositionIndex,
+    private readonly _startedAt: number
+  ) {
+    this._values = new Float64Array(Math.max(1024, _index.slotCount + 64));
+  }
+
+  /** Reads the complete lines of `text` (after what came before); throws an Error naming a line that cannot be read. */
+  write(text: string): void {
+    let start = 0;
+    let end = text.indexOf('\n');
+    if (end === -1) {
+      if (text !== '') this._pending.push(text);
+      return;
+    }
+    if (this._pending.length > 0) {
+      this._pending.push(text.slice(0, end));
+      const line = this._pending.join('');
+      this._pending.length = 0;
+      this._line(line, 0, line.length);
+      start = end + 1;
+      end = text.indexOf('\n', start);
+    }
+    while (end !== -1) {
+      this._line(text, start, end);
+      start = end + 1;
+      end = text.indexOf('\n', start);
+    }
+    if (start < text.length) this._pending.push(text.slice(start));
+  }
+
+  /** Reads the last line, if it has no newline, and gives the read. */
+  end(): ExpositionRead {
+    if (this._pending.length > 0) {
+      const line = this._pending.join('');
+      this._pending.length = 0;
+      this._line(line, 0, line.length);
+    }
+    return {
+      startedAt: this._startedAt,
+      values: this._values.slice(0, this._index.slotCount),
+    };
+  }
+
+  private _fail(text: string, start: number, end: number): never {
+    throw new Error(
+      `line ${this._lineNumber}: cannot read ${JSON.stringify(text.slice(start, Math.min(end, start + 200)))}`
+    );
+  }
+
+  private _line(text: string, start: number, end: number): void {
+    this._lineNumber++;
+    while (start < end && isSpace(text.charCodeAt(start))) start++;
+    while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+    if (start === end) return;
+    if (text.charCodeAt(start) === 35 /* # */) {
+      const type = TYPE_LINE.exec(text.slice(start, end));
+      if (type !== null) this._index._declare(type[1]!, type[2]!);
+      return;
+    }
+    let brace = text.indexOf('{', start);
+    if (brace >= end) brace = -1;
+    let seriesEnd: number;
+    if (brace !== -1) {
+      const close = text.lastIndexOf('}', end - 1);
+      if (close < brace) this._fail(text, start, end);
+      seriesEnd = close + 1;
+    } else {
+      seriesEnd = start;
+      while (seriesEnd < end && !isSpace(text.charCodeAt(seriesEnd)))
+        seriesEnd++;
+    }
+    let valueStart = seriesEnd;
+    while (valueStart < end && isSpace(text.charCodeAt(valueStart)))
+      valueStart++;
+    let valueEnd = valueStart;
+    while (valueEnd < end && !isSpace(text.charCodeAt(valueEnd))) valueEnd++;
+    const value = parseNumber(text.slice(valueStart, valueEnd));
+    if (valueStart === valueEnd || Number.isNaN(value))
+      this._fail(text, start, end);
+    const series = text.slice(start, seriesEnd);
+    let slot = this._index._known(series);
+    if (slot === undefined) {
+      try {
+        slot = this._index._learn(series, brace !== -1);
+      } catch {
+        this._fail(text, start, end);
+      }
+    }
+    if (slot < 0) return;
+    if (slot >= this._values.length) {
+      const grown = new Float64Array(
+        Math.max(this._values.length * 2, slot + 1)
+      );
+      grown.set(this._values);
+      this._values = grown;
+    }
+    this._values[slot] = this._values[slot]! + value;
   }
 }

@@ -109,6 +109,42 @@ describe('boundedGet', () => {
     expect(seen).toHaveLength(6);
   });
 
+  it('should send once more a request whose kept-alive connection the server reset, and only once', async () => {
+    // The server resets a connection on its second request, as a busy server whose idle timer
+    // ran late closes a kept-alive connection while the next request is on its way.
+    const requests = new Map<object, number>();
+    const resetting = createServer((req, res) => {
+      const count = (requests.get(req.socket) ?? 0) + 1;
+      requests.set(req.socket, count);
+      if (count === 2 || req.url === '/always')
+        return void req.socket.destroy();
+      res.end('read');
+    });
+    await new Promise<void>(done => resetting.listen(0, '127.0.0.1', done));
+    const at = `http://127.0.0.1:${(resetting.address() as AddressInfo).port}`;
+    const options = {
+      accept: 'text/plain',
+      tool: 'compare' as const,
+      limits: DEFAULT_READ_LIMITS,
+      maxBytes: 100,
+    };
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await boundedGet(`${at}/`, options)).toEqual({
+          status: 200,
+          body: 'read',
+        });
+      // Each second request on a connection was reset, and sent again on a new one.
+      expect([...requests.values()]).toEqual([2, 2, 1]);
+      await expect(boundedGet(`${at}/always`, options)).rejects.toThrow(
+        `${at}/always: cannot connect (ECONNRESET)`
+      );
+    } finally {
+      resetting.closeAllConnections();
+      await new Promise(done => resetting.close(done));
+    }
+  });
+
   it.each([
     [
       'ftp://127.0.0.1/api',

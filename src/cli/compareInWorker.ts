@@ -13,7 +13,7 @@ import type { CompareRequest } from './compareRun';
 import { UsageError } from './UsageError';
 
 /** The worker's young generation, in MB (see BENCHMARKS.md: peak RSS against wall time). */
-export const COMPARE_YOUNG_GENERATION_MB = 12;
+export const COMPARE_YOUNG_GENERATION_MB = 8;
 
 /** A message from the worker to the main thread. */
 export type WorkerMessage =

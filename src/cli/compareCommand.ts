@@ -4,9 +4,10 @@
  * key by key, whether they give the same numbers.
  */
 import { parseArgs } from 'node:util';
-import { compareServers } from '../migrate/compareServers';
+import type { CompareProgress } from '../migrate/compareServers';
 import { SAMPLE_INTERVAL_MS } from '../migrate/compareTolerances';
-import { comparisonText } from '../migrate/comparisonText';
+import { compareInWorker } from './compareInWorker';
+import { EXIT_DISAGREE, runComparison } from './compareRun';
 import {
   LEGACY_URL_HELP,
   LEGACY_URL_OPTIONS,
@@ -34,8 +35,7 @@ Options:
   --quiet            no progress line on stderr (shown on a terminal after two seconds)
   -h, --help         Show this help`;
 
-/** Exit status when a key disagrees. */
-export const EXIT_DISAGREE = 1;
+export { EXIT_DISAGREE };
 
 function parse(args: string[]) {
   try {
@@ -80,11 +80,24 @@ function url(
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
+/**
+ * Where the comparison runs: in a worker thread with a capped young generation (the built
+ * command's choice: its peak memory), or in this thread (where no built worker script exists,
+ * as under ts-jest).
+ */
+export type CompareThread = 'worker' | 'in-process';
+
+/** The built module runs the comparison in a worker; its TypeScript source, in-process. */
+const DEFAULT_THREAD: CompareThread = __filename.endsWith('.js')
+  ? 'worker'
+  : 'in-process';
+
 /** Runs `compare`; resolves to the exit status. */
 export async function compareCommand(
   args: string[],
   out: (line: string) => void,
-  progressStream: ProgressStream = process.stderr
+  progressStream: ProgressStream = process.stderr,
+  thread: CompareThread = DEFAULT_THREAD
 ): Promise<number> {
   const { values } = parse(args);
   if (values.help === true) {
@@ -102,22 +115,31 @@ export async function compareCommand(
     'http://127.0.0.1:9464/metrics'
   );
   const progress = new ProgressLine(progressStream, values.quiet === true);
-  let comparison;
+  const onProgress = (p: CompareProgress): void =>
+    progress.update(
+      () =>
+        `compare: ${p.round > 1 ? `round ${p.round} (measuring disagreements again), ` : ''}${count(p.reads)} exposition reads, ${count(p.groupsDone)}/${count(p.groups)} maps read, ${count(p.keys)} keys compared`
+    );
+  const request = {
+    legacy,
+    prometheus,
+    hostTypes: values['host-type'],
+    json: values.json === true,
+  };
+  // The progress line ends before the first line of output, as in-process.
+  let outputStarted = false;
+  const print = (line: string): void => {
+    if (!outputStarted) progress.done();
+    outputStarted = true;
+    out(line);
+  };
   try {
-    comparison = await compareServers({
-      legacy,
-      prometheus,
-      hostTypes: values['host-type'],
-      onProgress: p =>
-        progress.update(
-          () =>
-            `compare: ${p.round > 1 ? `round ${p.round} (measuring disagreements again), ` : ''}${count(p.reads)} exposition reads, ${count(p.groupsDone)}/${count(p.groups)} maps read, ${count(p.keys)} keys compared`
-        ),
-    });
+    return await (thread === 'worker' ? compareInWorker : runComparison)(
+      request,
+      print,
+      onProgress
+    );
   } finally {
     progress.done();
   }
-  if (values.json === true) out(JSON.stringify(comparison, null, 2));
-  else for (const line of comparisonText(comparison)) out(line);
-  return comparison.disagreements === 0 ? 0 : EXIT_DISAGREE;
 }

@@ -421,17 +421,17 @@ export async function planMigration(
           series: prometheusSeries(name, entry.kind),
           instrument: name,
         };
+        const mapping = {
+          url,
+          key,
+          path,
+          name,
+          field,
+          kind: entry.kind,
+          group,
+        };
         if (match.status === 'collision') {
-          mappings.push({
-            url,
-            key,
-            path,
-            name,
-            field,
-            kind: entry.kind,
-            group,
-            rule: undefined,
-          });
+          mappings.push({ ...mapping, rule: undefined });
           unmapped.push({
             tag: 'name-collision',
             text: `${url.url} ${path}: ${match.why}; no rule is written for it. Rename one of the instruments (or give it an attribute) so that each legacy name has a series of its own.`,
@@ -465,13 +465,7 @@ export async function planMigration(
             : { label: target.placement, values: [group!] };
         const query = legacyKeyQuery(series, field, placement);
         mappings.push({
-          url,
-          key,
-          path,
-          name,
-          field,
-          kind: entry.kind,
-          group,
+          ...mapping,
           rule: query === undefined ? undefined : record,
         });
         if (query === undefined) {

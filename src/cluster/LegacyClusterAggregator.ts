@@ -225,6 +225,8 @@ export class LegacyClusterAggregator {
   private _forget(worker: Worker): void {
     this._workers.delete(worker.id);
     this._store.forgetSource(`worker ${worker.id}`);
+    // "Dropped at once": a snapshot published before the exit must not serve its gauges for a slot.
+    this._tick();
   }
 
   private _dropSilentWorkers(): void {

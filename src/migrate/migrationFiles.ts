@@ -3,7 +3,8 @@
  */
 import { stringify } from 'yaml';
 import { DEFAULT_WINDOW_MS, agreementOf } from '../reader/naming';
-import { parseLegacyUrl, type MigrationPlan } from './migrationPlan';
+import { parseLegacyUrl } from './legacyUrl';
+import type { MigrationPlan } from './migrationPlan';
 import { textTable } from './textTable';
 
 /** The file names, in the order they are printed. */

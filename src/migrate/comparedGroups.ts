@@ -2,7 +2,7 @@
  * What `compare` reads on the legacy side: each host type (or host) the listing names, or those
  * asked for, and the global metrics, each with its own placement, whatever its name.
  */
-import { hostTypeSegment } from '../reader/naming';
+import { hostTypeSegment } from './legacyUrl';
 import type { Placement } from './expositionIndex';
 import { fetchListing, type LegacyListing } from './fetchServer';
 import { MigrationError } from './MigrationError';

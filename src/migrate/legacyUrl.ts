@@ -1,7 +1,15 @@
 /**
- * How `migrate` reads the legacy API URL of a poller's `<URL>` block: the one place it parses
- * the legacy route grammar.
+ * How `migrate` reads the legacy API URL of a poller's `<URL>` block and spells a host type in
+ * one: the one place it knows the legacy route grammar.
  */
+
+/**
+ * The URL segment the legacy API also accepts for a host type: spaces become `_`, as the
+ * original's prefixes did (`test type` is served at `/host_type/test_type`).
+ */
+export function hostTypeSegment(hostType: string): string {
+  return hostType.replaceAll(' ', '_');
+}
 
 /** Where a legacy URL points. */
 export interface LegacyTarget {

@@ -4,7 +4,7 @@
  * poller's file itself names.
  */
 import { HISTOGRAM_FIELDS, type MetricKind } from '../snapshot/legacyValues';
-import { LEGACY_KEYS } from '../reader/naming';
+import { LEGACY_KEYS } from './legacyKeyQuery';
 import type { CurlJsonPoller } from './curlJsonPoller';
 import type { LegacyMetricValue } from './fetchServer';
 import { parseLegacyUrl } from './legacyUrl';

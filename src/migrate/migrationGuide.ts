@@ -6,14 +6,13 @@ import type { Attributes } from '@opentelemetry/api';
 import type { MetricKind } from '../snapshot/legacyValues';
 import {
   agreementOf,
-  defaultLegacyName,
   LEGACY_KEYS,
   legacyKeyQuery,
-  PROMETHEUS_TYPES,
-  prometheusSeries,
-  recordingRuleName,
   type LegacyPlacement,
-} from '../reader/naming';
+} from './legacyKeyQuery';
+import { defaultLegacyName } from '../reader/naming';
+import { PROMETHEUS_TYPES, prometheusSeries } from './prometheusNames';
+import { recordingRuleName } from './ruleNames';
 
 interface Example {
   readonly instrument: string;

@@ -3,7 +3,7 @@
  * `--legacy`, the server's listing, its exposition and the map of every URL the poller reads.
  */
 import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
-import { hostTypeSegment } from '../reader/naming';
+import { hostTypeSegment } from './legacyUrl';
 import { ExpositionIndex } from './expositionIndex';
 import {
   fetchListing,

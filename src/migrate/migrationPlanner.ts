@@ -4,12 +4,8 @@
  * recording rule that reproduces it; and what cannot be mapped. Reads nothing: a pure function
  * of its inputs.
  */
-import {
-  legacyKeyQuery,
-  prometheusSeries,
-  type LegacyPlacement,
-  type PrometheusSeries,
-} from '../reader/naming';
+import { legacyKeyQuery, type LegacyPlacement } from './legacyKeyQuery';
+import { prometheusSeries, type PrometheusSeries } from './prometheusNames';
 import type {
   CurlJsonKey,
   CurlJsonPoller,

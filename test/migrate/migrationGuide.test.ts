@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import {
   migrationGuideSections,
   regenerateMigrationGuide,
-} from '../../src/migrate/migrationGuide';
+} from './migrationGuideSections';
 
 const GUIDE = join(__dirname, '..', '..', 'docs', 'MIGRATION.md');
 

@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../../src';
-import { parseExposition } from '../../src/migrate/exposition';
+import { parseExposition } from '../migrate/exposition';
 import { defaultLegacyName } from '../../src/reader/naming';
 import { legacyKeyQuery } from '../../src/migrate/legacyKeyQuery';
 import {

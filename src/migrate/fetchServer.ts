@@ -29,7 +29,7 @@ export interface LegacyListing {
 }
 
 /** GETs a URL within the limits; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
-export async function fetchText(
+async function fetchText(
   url: string,
   accept: string,
   options: ServerReadOptions = {},
@@ -52,7 +52,7 @@ function describeJson(value: unknown): string {
 }
 
 /** GETs a legacy API URL as a JSON object; undefined on a 404. */
-export async function fetchLegacyJson(
+async function fetchLegacyJson(
   url: string,
   options: ServerReadOptions = {}
 ): Promise<Record<string, unknown> | undefined> {

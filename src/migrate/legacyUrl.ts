@@ -1,14 +1,21 @@
 /**
- * How `migrate` reads the legacy API URL of a poller's `<URL>` block and spells a host type in
- * one: the one place it knows the legacy route grammar.
+ * How `migrate` and `compare` read a legacy API URL (a poller's `<URL>`, `--host-type`) and which
+ * host type a segment names: the one place they know the legacy route grammar.
  */
 
 /**
- * The URL segment the legacy API also accepts for a host type: spaces become `_`, as the
- * original's prefixes did (`test type` is served at `/host_type/test_type`).
+ * The host type (or host) of `groups` that a URL segment names: the one spelt so, else the one
+ * whose alias it is (spaces become `_`, as the original's prefixes did: `test type` is served at
+ * `/host_type/test_type`).
  */
-export function hostTypeSegment(hostType: string): string {
-  return hostType.replaceAll(' ', '_');
+export function groupOfSegment(
+  groups: readonly string[],
+  segment: string
+): string | undefined {
+  return (
+    groups.find(g => g === segment) ??
+    groups.find(g => g.replaceAll(' ', '_') === segment)
+  );
 }
 
 /** Where a legacy URL points. */

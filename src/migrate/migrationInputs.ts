@@ -3,7 +3,6 @@
  * `--legacy`, the server's listing, its exposition and the map of every URL the poller reads.
  */
 import { DEFAULT_METER_PROVIDER_OPTIONS } from '../provider/createMeterProviderWithLegacyApi';
-import { hostTypeSegment } from './legacyUrl';
 import { ExpositionIndex } from './expositionIndex';
 import {
   fetchListing,
@@ -13,7 +12,7 @@ import {
   type LegacyMetricValue,
 } from './fetchServer';
 import type { CurlJsonPoller } from './curlJsonPoller';
-import { parseLegacyUrl, type LegacyTarget } from './legacyUrl';
+import { groupOfSegment, parseLegacyUrl, type LegacyTarget } from './legacyUrl';
 import { MigrationError } from './MigrationError';
 import type { Finding, MigrationOptions } from './migrationPlan';
 import { readExposition } from './readExposition';
@@ -63,10 +62,7 @@ export function servedMap(
   if (target.placement === 'global' || target.placement === 'all')
     return { url: `${base}/metrics/${target.placement}`, group: undefined };
   if (target.placement !== listing.variant) return { unserved: 'variant' };
-  const segment = target.segment!;
-  const group =
-    listing.groups.find(g => g === segment) ??
-    listing.groups.find(g => hostTypeSegment(g) === segment);
+  const group = groupOfSegment(listing.groups, target.segment!);
   if (group === undefined) return { unserved: 'group' };
   return {
     url: `${base}/metrics/${target.placement}/${encodeURIComponent(group)}`,

@@ -3,6 +3,10 @@ import type {
   LegacyApiConfig,
   ListenerConfig,
 } from '../config/types';
+import {
+  loadLegacyApiConfig,
+  parseLegacyApiConfig,
+} from '../config/loadLegacyApiConfig';
 import { ConfigError } from '../errors';
 import {
   listenerAddress,
@@ -10,7 +14,39 @@ import {
   servesMetrics,
 } from '../http/startLegacyMetricsListeners';
 import { isLoopbackAddress, normalizePrefix } from '../optionValidation';
+import { STDIN_NAME, type CliCommand } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
+import { parseCommandLine } from './parseCommandLine';
+
+/** `check-config --help`. */
+export const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
+
+Validates the legacy metrics API listeners of a messaging server configuration FILE (TOML or
+the older Erlang-term form, at most 4 MiB; - reads standard input) and prints each listener
+with the settings in effect. Exits 0 when the file is valid and a listener serves the legacy metrics API, 2 with
+a one-line message naming the place at fault when it is not.
+
+Options:
+  -h, --help     Show this help`;
+
+/** `legacy-metrics-api check-config FILE`: validates FILE and prints its listeners. */
+export const checkConfigCommand: CliCommand = async (args, io) => {
+  const { values, positional: file } = parseCommandLine('check-config', args, {
+    options: {},
+    positional: { name: 'FILE', required: ' (- for standard input)' },
+  });
+  if (values.help === true) {
+    io.out(CHECK_CONFIG_USAGE);
+    return 0;
+  }
+  const config =
+    file === '-'
+      ? parseLegacyApiConfig(await io.readStdin(), STDIN_NAME)
+      : await loadLegacyApiConfig(file!);
+  requireLegacyApiListener(config);
+  for (const line of describeConfig(config)) io.out(line);
+  return 0;
+};
 
 /** Host names that answer as one, as the legacy API's Host routing treats them. */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];

@@ -3,9 +3,9 @@
  * [--quiet]`: reads the legacy API and the Prometheus exposition of one server together and says,
  * key by key, whether they give the same numbers.
  */
-import { parseArgs } from 'node:util';
 import type { CompareProgress } from '../migrate/compareServers';
 import { SAMPLE_INTERVAL_MS } from '../migrate/compareTolerances';
+import type { CliIo } from './cliCommand';
 import { compareInWorker } from './compareInWorker';
 import { EXIT_DISAGREE, runComparison } from './compareRun';
 import {
@@ -13,6 +13,7 @@ import {
   LEGACY_URL_OPTIONS,
   legacyUrlOf,
 } from './legacyUrlOption';
+import { parseCommandLine } from './parseCommandLine';
 import { ProgressLine, type ProgressStream } from './progressLine';
 import { UsageError } from './UsageError';
 
@@ -36,28 +37,6 @@ Options:
   -h, --help         Show this help`;
 
 export { EXIT_DISAGREE };
-
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        ...LEGACY_URL_OPTIONS,
-        prometheus: { type: 'string' },
-        'host-type': { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(
-      `compare: ${(error as Error).message.split('\n')[0]}; see 'legacy-metrics-api compare --help'`
-    );
-  }
-}
 
 function url(
   option: string,
@@ -95,11 +74,20 @@ const DEFAULT_THREAD: CompareThread = __filename.endsWith('.js')
 /** Runs `compare`; resolves to the exit status. */
 export async function compareCommand(
   args: string[],
-  out: (line: string) => void,
+  { out }: CliIo,
   progressStream: ProgressStream = process.stderr,
   thread: CompareThread = DEFAULT_THREAD
 ): Promise<number> {
-  const { values } = parse(args);
+  const { values } = parseCommandLine('compare', args, {
+    options: {
+      ...LEGACY_URL_OPTIONS,
+      prometheus: { type: 'string' },
+      'host-type': { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean', short: 'q' },
+    },
+    parseArgsMessages: true,
+  });
   if (values.help === true) {
     out(COMPARE_USAGE);
     return 0;
@@ -111,7 +99,7 @@ export async function compareCommand(
   );
   const prometheus = url(
     'prometheus',
-    values.prometheus,
+    values.prometheus as string | undefined,
     'http://127.0.0.1:9464/metrics'
   );
   const progress = new ProgressLine(progressStream, values.quiet === true);
@@ -123,7 +111,7 @@ export async function compareCommand(
   const request = {
     legacy,
     prometheus,
-    hostTypes: values['host-type'],
+    hostTypes: values['host-type'] as string[] | undefined,
     json: values.json === true,
   };
   // The progress line ends before the first line of output, as in-process.

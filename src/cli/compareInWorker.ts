@@ -7,10 +7,8 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { LegacyApiError } from '../errors';
-import { MigrationError } from '../migrate/MigrationError';
 import type { CompareProgress } from '../migrate/compareServers';
 import type { CompareRequest } from './compareRun';
-import { UsageError } from './UsageError';
 
 /** The worker's young generation, in MB (see BENCHMARKS.md: peak RSS against wall time). */
 export const COMPARE_YOUNG_GENERATION_MB = 8;
@@ -24,13 +22,6 @@ export type WorkerMessage =
   | { readonly type: 'failed'; readonly code: string; readonly message: string }
   /** Any other error: its stack. */
   | { readonly type: 'crashed'; readonly message: string };
-
-/** The error the worker reported, as the class the main thread would have caught. */
-function personError(code: string, message: string): LegacyApiError {
-  if (code === 'LEGACY_MIGRATION_FAILED') return new MigrationError(message);
-  if (code === 'LEGACY_USAGE') return new UsageError(message);
-  return new LegacyApiError(code, message);
-}
 
 /**
  * Runs the comparison of `request` in a worker; prints its output through `out` and resolves to
@@ -61,7 +52,8 @@ export function compareInWorker(
           resolve(message.code);
           break;
         case 'failed':
-          reject(personError(message.code, message.message));
+          // Meant for a person: runCli prints it as one line, whatever its class was.
+          reject(new LegacyApiError(message.code, message.message));
           break;
         case 'crashed':
           reject(

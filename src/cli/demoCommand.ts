@@ -1,4 +1,6 @@
+import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { isAbsolute, join, relative } from 'node:path';
+import { loadLegacyApiConfig } from '../config/loadLegacyApiConfig';
 import {
   DEMO_HOST_TYPES,
   startSimulatedMessagingServer,
@@ -6,6 +8,7 @@ import {
 import type { LegacyApiConfig } from '../config/types';
 import {
   createMeterProviderWithLegacyApi,
+  DEFAULT_METER_PROVIDER_OPTIONS,
   type PrometheusEndpointOptions,
 } from '../provider/createMeterProviderWithLegacyApi';
 import {
@@ -19,7 +22,11 @@ import {
 } from '../optionValidation';
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
+import type { CliCommand } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
+import { parseCommandLine, type ParsedCommandLine } from './parseCommandLine';
+import { watchSignals } from './signals';
+import { UsageError } from './UsageError';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -172,3 +179,95 @@ function curlExamples(listener: RunningLegacyListener): string[] {
     `${curl} -H 'Accept: application/xml' ${base}/global/nodeUpTime`,
   ];
 }
+
+const PROMETHEUS_DEFAULTS = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
+
+/** `demo --help`. */
+export const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus-port PORT]
+       [--prometheus-host ADDRESS | --no-prometheus]
+
+Runs a simulated messaging server for two host types. It serves the legacy metrics API on the
+listeners of the messaging server configuration FILE and Prometheus on
+http://${PROMETHEUS_DEFAULTS.address}:${PROMETHEUS_DEFAULTS.port}${PROMETHEUS_DEFAULTS.endpoint} until interrupted. On SIGINT (Ctrl-C) or SIGTERM it
+stops accepting, lets requests in flight finish (at most ${DEFAULT_DEMO_OPTIONS.graceMs / 1000} s), flushes and exits 0;
+a second signal exits at once.
+
+Options:
+  --config FILE             TOML or Erlang-term configuration file (default: ${DEFAULT_DEMO_OPTIONS.config}
+                            in this package, which serves http://127.0.0.1:8088/api/metrics)
+  --prometheus-port PORT    The Prometheus exporter's port; 0 picks a free one (default:
+                            OTEL_EXPORTER_PROMETHEUS_PORT, else ${PROMETHEUS_DEFAULTS.port})
+  --prometheus-host ADDRESS The address it binds (default: OTEL_EXPORTER_PROMETHEUS_HOST,
+                            else ${PROMETHEUS_DEFAULTS.address})
+  --no-prometheus           No Prometheus exporter
+  -h, --help                Show this help`;
+
+const PORT = /^\d{1,5}$/;
+
+/** The demo's Prometheus endpoint from its options: only what was given, so the setup's defaults and environment apply. */
+function prometheusOption(
+  values: ParsedCommandLine['values']
+): DemoOptions['prometheus'] {
+  const port = values['prometheus-port'] as string | undefined;
+  const host = values['prometheus-host'] as string | undefined;
+  if (values['no-prometheus'] === true) {
+    if (port !== undefined || host !== undefined)
+      throw new UsageError(
+        `demo: found --no-prometheus with --prometheus-${port === undefined ? 'host' : 'port'}, expected one or the other`
+      );
+    return false;
+  }
+  if (port !== undefined && (!PORT.test(port) || Number(port) > 65535))
+    throw new UsageError(
+      `demo: found --prometheus-port ${JSON.stringify(port)}, expected an integer from 0 to 65535`
+    );
+  return {
+    ...(host === undefined ? {} : { address: host }),
+    ...(port === undefined ? {} : { port: Number(port) }),
+  };
+}
+
+/** `legacy-metrics-api demo`: runs the demo until SIGINT or SIGTERM. */
+export const demoCommand: CliCommand = async (args, io) => {
+  const { values } = parseCommandLine('demo', args, {
+    options: {
+      config: { type: 'string', valueName: 'FILE' },
+      'prometheus-port': { type: 'string', valueName: 'PORT' },
+      'prometheus-host': { type: 'string', valueName: 'ADDRESS' },
+      'no-prometheus': { type: 'boolean' },
+    },
+  });
+  if (values.help === true) {
+    io.out(DEMO_USAGE);
+    return 0;
+  }
+  const prometheus = prometheusOption(values);
+  const config = await loadLegacyApiConfig(
+    (values.config as string | undefined) ?? defaultDemoConfigPath()
+  );
+  // The package's own warnings reach stderr through process.emitWarning; the SDK's and the
+  // exporters' errors (a failed OTLP export) only through diag, so errors are printed too.
+  diag.setLogger(
+    {
+      error: (message: string) => io.err(`legacy-metrics-api: ${message}`),
+      warn: () => undefined,
+      info: () => undefined,
+      debug: () => undefined,
+      verbose: () => undefined,
+    },
+    { logLevel: DiagLogLevel.ERROR, suppressOverrideMessage: true }
+  );
+  // Listening for signals before starting, so that one during startup is not the default kill.
+  const signals = watchSignals();
+  try {
+    const running = await startDemo({ config, prometheus, out: io.out });
+    io.out('press Ctrl-C to stop');
+    await signals.first;
+    io.out('stopping (a second Ctrl-C exits at once)');
+    await running.stop();
+  } finally {
+    signals.release();
+    diag.disable();
+  }
+  return 0;
+};

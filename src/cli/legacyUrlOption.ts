@@ -2,6 +2,7 @@
  * The legacy API's base URL, named `--legacy` by every command; `--server`, its older name in
  * `migrate`, is kept as an alias by both.
  */
+import type { ParsedCommandLine } from './parseCommandLine';
 import { UsageError } from './UsageError';
 
 /** The parseArgs options of the legacy API's base URL. */
@@ -17,9 +18,9 @@ export const LEGACY_URL_HELP =
 /** The value of `--legacy` (or its alias `--server`), or undefined when neither is given. */
 export function legacyUrlOf(
   command: string,
-  values: { legacy?: string; server?: string }
+  values: ParsedCommandLine['values']
 ): string | undefined {
-  const { legacy, server } = values;
+  const { legacy, server } = values as { legacy?: string; server?: string };
   if (legacy !== undefined && server !== undefined && legacy !== server)
     throw new UsageError(
       `${command}: found --legacy ${JSON.stringify(legacy)} and --server ${JSON.stringify(server)}, expected one legacy API URL (--server is another name for --legacy)`

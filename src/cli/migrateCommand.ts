@@ -5,11 +5,12 @@
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readCurlJsonPoller } from '../migrate/curlJsonPoller';
 import { MIGRATION_FILES, migrationFiles } from '../migrate/migrationFiles';
 import { planMigration } from '../migrate/migrationPlan';
+import type { CliCommand } from './cliCommand';
 import { LEGACY_URL_OPTIONS, legacyUrlOf } from './legacyUrlOption';
+import { parseCommandLine } from './parseCommandLine';
 import { UsageError } from './UsageError';
 
 /** `migrate --help`. */
@@ -30,62 +31,38 @@ Options:
   --out DIR         write the three files into DIR (default: print them, each under a header)
   -h, --help        Show this help`;
 
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...LEGACY_URL_OPTIONS,
-        prometheus: { type: 'string' },
-        out: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(
-      `migrate: ${(error as Error).message.split('\n')[0]}; see 'legacy-metrics-api migrate --help'`
-    );
-  }
-}
-
 /** Runs `migrate`; resolves to the exit status. */
-export async function migrateCommand(
-  args: string[],
-  out: (line: string) => void
-): Promise<number> {
-  const { values, positionals } = parse(args);
+export const migrateCommand: CliCommand = async (args, { out }) => {
+  const { values, positional } = parseCommandLine('migrate', args, {
+    options: {
+      ...LEGACY_URL_OPTIONS,
+      prometheus: { type: 'string' },
+      out: { type: 'string' },
+    },
+    positional: { name: 'COLLECTD_CONF', required: '' },
+    parseArgsMessages: true,
+  });
   if (values.help === true) {
     out(MIGRATE_USAGE);
     return 0;
   }
-  if (positionals.length !== 1)
-    throw new UsageError(
-      positionals.length === 0
-        ? "migrate: found no COLLECTD_CONF, expected 'legacy-metrics-api migrate COLLECTD_CONF'"
-        : `migrate: unexpected argument ${JSON.stringify(positionals[1])}; expected a single COLLECTD_CONF`
-    );
   const legacy = legacyUrlOf('migrate', values);
-  for (const name of ['prometheus', 'out'] as const)
-    if (values[name] === '')
+  const { prometheus, out: dir } = values as Record<string, string | undefined>;
+  for (const [name, value] of Object.entries({ prometheus, out: dir }))
+    if (value === '')
       throw new UsageError(
         `migrate: found an empty --${name}, expected a value`
       );
-  const poller = readCurlJsonPoller(positionals[0]!);
-  const plan = await planMigration(poller, {
-    legacy,
-    prometheus: values.prometheus,
-  });
+  const poller = readCurlJsonPoller(positional!);
+  const plan = await planMigration(poller, { legacy, prometheus });
   const files = migrationFiles(plan);
-  if (values.out === undefined) {
+  if (dir === undefined) {
     for (const name of MIGRATION_FILES) {
       out(`==> ${name} <==`);
       out(files[name].replace(/\n$/, ''));
     }
     return 0;
   }
-  const dir = values.out;
   try {
     mkdirSync(dir, { recursive: true });
     if (!statSync(dir).isDirectory()) throw new Error('not a directory');
@@ -98,4 +75,4 @@ export async function migrateCommand(
   }
   out(`wrote ${MIGRATION_FILES.map(name => join(dir, name)).join(', ')}`);
   return 0;
-}
+};

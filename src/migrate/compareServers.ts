@@ -18,7 +18,7 @@ import {
   type LegacyMetricValue,
 } from './fetchServer';
 import { compareKey, notComparedReason, type KeyResult } from './keyComparison';
-import { kindOfValue } from './migrationPlan';
+import { kindOfValue } from './metricCatalog';
 import { SeriesMatcher, seriesText } from './seriesMatch';
 import { SAMPLE_INTERVAL_MS, TOLERANCES } from './compareTolerances';
 

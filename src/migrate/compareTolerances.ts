@@ -1,7 +1,7 @@
 /**
  * What `compare` holds each kind of legacy key to, as it states it in its output.
  */
-import { DEFAULT_WINDOW_MS } from '../reader/naming';
+import { DEFAULT_WINDOW_MS } from './legacyKeyQuery';
 import { PERCENTILE_RELATIVE_ERROR } from './keyComparison';
 import { MAX_BUCKET_RATIO } from './percentileBuckets';
 

@@ -2,7 +2,7 @@
  * What `compare` reads on the legacy side: each host type (or host) the listing names, or those
  * asked for, and the global metrics, each with its own placement, whatever its name.
  */
-import { hostTypeSegment } from '../reader/naming';
+import { groupOfSegment } from './legacyUrl';
 import type { Placement } from './expositionIndex';
 import { fetchListing, type LegacyListing } from './fetchServer';
 import { MigrationError } from './MigrationError';
@@ -30,9 +30,7 @@ export async function groupsOf(
   let groups: Group[];
   if (hostTypes !== undefined && hostTypes.length > 0)
     groups = hostTypes.map(name => {
-      const raw =
-        listing.groups.find(g => g === name) ??
-        listing.groups.find(g => hostTypeSegment(g) === name);
+      const raw = groupOfSegment(listing.groups, name);
       if (raw === undefined)
         throw new MigrationError(
           `--host-type: found ${JSON.stringify(name)}, expected one of ${listing.groups.map(g => JSON.stringify(g)).join(', ')}`

@@ -7,7 +7,7 @@
  * costs one lookup of its text, not a parse of its labels.
  */
 import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE } from '../attributes';
-import { NON_NAME_LABELS } from '../reader/naming';
+import { NON_NAME_LABELS } from './prometheusNames';
 
 /** Where a legacy map reads its values: a host type, a host, or the global metrics. */
 export type Placement =

@@ -5,7 +5,7 @@
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
 import { MigrationError } from './MigrationError';
-import { DEFAULT_READ_LIMITS, readLimits, type ReadLimits } from './readLimits';
+import { readLimits, type ReadLimits } from './readLimits';
 
 /**
  * How one of the tools reads a server: the tool named in the User-Agent (`compare` passes
@@ -15,9 +15,6 @@ export interface ServerReadOptions {
   readonly tool?: MigrationTool;
   readonly limits?: ReadLimits;
 }
-
-/** How long one read may take before the server counts as unreachable. */
-export const FETCH_TIMEOUT_MS = DEFAULT_READ_LIMITS.timeoutMs;
 
 /** A legacy metric value: datapoint name → number (or the original's `[]`, `"undefined"`…). */
 export type LegacyMetricValue = Readonly<Record<string, unknown>>;
@@ -32,7 +29,7 @@ export interface LegacyListing {
 }
 
 /** GETs a URL within the limits; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
-export async function fetchText(
+async function fetchText(
   url: string,
   accept: string,
   options: ServerReadOptions = {},
@@ -55,7 +52,7 @@ function describeJson(value: unknown): string {
 }
 
 /** GETs a legacy API URL as a JSON object; undefined on a 404. */
-export async function fetchLegacyJson(
+async function fetchLegacyJson(
   url: string,
   options: ServerReadOptions = {}
 ): Promise<Record<string, unknown> | undefined> {

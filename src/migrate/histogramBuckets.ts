@@ -3,7 +3,8 @@
  * poller reads: where Prometheus cannot express them, one finding per instrument, with the
  * boundaries that would, in code.
  */
-import { quantileOf, type PrometheusSeries } from '../reader/naming';
+import { quantileOf } from './legacyKeyQuery';
+import { type PrometheusSeries } from './prometheusNames';
 import type { ExpositionIndex } from './expositionIndex';
 import type { LegacyMetricValue } from './fetchServer';
 import type { Finding } from './migrationPlan';

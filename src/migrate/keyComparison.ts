@@ -2,12 +2,8 @@
  * One legacy key against the exposition reads that bracket the legacy snapshot: what `compare`
  * says of it, and why.
  */
-import {
-  agreementOf,
-  DEFAULT_WINDOW_MS,
-  quantileOf,
-  type PrometheusSeries,
-} from '../reader/naming';
+import { agreementOf, DEFAULT_WINDOW_MS, quantileOf } from './legacyKeyQuery';
+import { type PrometheusSeries } from './prometheusNames';
 import type {
   ExpositionIndex,
   ExpositionRead,

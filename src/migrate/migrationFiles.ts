@@ -2,8 +2,9 @@
  * The three files `migrate` writes: prometheus.yml, rules.yml and report.txt.
  */
 import { stringify } from 'yaml';
-import { DEFAULT_WINDOW_MS, agreementOf } from '../reader/naming';
-import { parseLegacyUrl, type MigrationPlan } from './migrationPlan';
+import { DEFAULT_WINDOW_MS, agreementOf } from './legacyKeyQuery';
+import { parseLegacyUrl } from './legacyUrl';
+import type { MigrationPlan } from './migrationPlan';
 import { textTable } from './textTable';
 
 /** The file names, in the order they are printed. */

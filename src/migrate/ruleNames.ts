@@ -4,7 +4,11 @@
  * sanitising keeps the plain name and the others take Prometheus' "dots" escaping (`.` → `_dot_`,
  * `_` → `__`): `legacy:a_dot_b:count`.
  */
-import { recordingRuleName } from '../reader/naming';
+
+/** The name of the recording rule that reproduces a legacy key: `legacy:<name>:<key>`. */
+export function recordingRuleName(legacyName: string, key: string): string {
+  return `legacy:${legacyName.replace(/[^A-Za-z0-9_]/g, '_')}:${key}`;
+}
 
 /** A legacy name as Prometheus' "dots" escaping writes it: `a.b_c` → `a_dot_b__c`. */
 export function dotsEscaped(name: string): string {

@@ -13,7 +13,7 @@ import {
   prometheusName,
   prometheusSeries,
   type PrometheusSeries,
-} from '../reader/naming';
+} from './prometheusNames';
 import type { ExposedFamily } from './expositionIndex';
 
 /** What a legacy name maps to. */

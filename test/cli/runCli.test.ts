@@ -83,6 +83,24 @@ describe('runCli', () => {
     expect(io.err).toEqual([]);
   });
 
+  it.each([
+    [['migrate', 'a.conf', '--serve', 'x'], 'migrate'],
+    [['compare', '--jsn'], 'compare'],
+  ])(
+    "should say an unknown option of %j in parseArgs' words, pointing to --help",
+    async (argv, command) => {
+      const io = capture();
+      expect(await runCli(argv, io.write, io.writeErr)).toBe(2);
+      expect(io.err).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^legacy-metrics-api: ${command}: Unknown option '${argv.find(a => a.startsWith('--'))}'.*; see 'legacy-metrics-api ${command} --help'$`
+          )
+        ),
+      ]);
+    }
+  );
+
   it('should print the usage to stderr and exit 2 without a command', async () => {
     const io = capture();
     expect(await runCli([], io.write, io.writeErr)).toBe(2);
@@ -150,6 +168,30 @@ describe('runCli', () => {
       ['check-config', '--strict', 'a.toml'],
       'legacy-metrics-api: check-config: unknown option "--strict"; expected FILE or --help',
     ],
+    [
+      ['migrate'],
+      "legacy-metrics-api: migrate: found no COLLECTD_CONF, expected 'legacy-metrics-api migrate COLLECTD_CONF'",
+    ],
+    [
+      ['migrate', 'a.conf', 'b.conf'],
+      'legacy-metrics-api: migrate: unexpected argument "b.conf"; expected a single COLLECTD_CONF',
+    ],
+    [
+      ['migrate', 'a.conf', '--out='],
+      'legacy-metrics-api: migrate: found an empty --out, expected a value',
+    ],
+    [
+      ['compare', '--prometheus', 'http://127.0.0.1:9464/metrics'],
+      'legacy-metrics-api: compare: found no --legacy, expected --legacy URL (e.g. http://127.0.0.1:8088/api)',
+    ],
+    [
+      ['help', 'serve'],
+      'legacy-metrics-api: help: unknown command "serve"; expected one of: demo, check-config, migrate, compare',
+    ],
+    [
+      ['help', 'migrate', 'compare'],
+      'legacy-metrics-api: help: unexpected argument "compare"; expected a single COMMAND',
+    ],
   ])(
     'should reject %j with one line naming what was found and exit 2',
     async (argv, message) => {
@@ -171,6 +213,17 @@ describe('runCli', () => {
       'Usage: legacy-metrics-api demo [--config FILE]',
     ],
     [['check-config', '--help'], 'Usage: legacy-metrics-api check-config FILE'],
+    [['help'], 'Usage: legacy-metrics-api <command> [options]'],
+    [['help', 'demo'], 'Usage: legacy-metrics-api demo [--config FILE]'],
+    [['help', 'check-config'], 'Usage: legacy-metrics-api check-config FILE'],
+    [
+      ['help', 'migrate'],
+      'Usage: legacy-metrics-api migrate COLLECTD_CONF [--legacy URL]',
+    ],
+    [
+      ['help', 'compare'],
+      'Usage: legacy-metrics-api compare --legacy URL --prometheus URL',
+    ],
   ])('should explain the command on %j', async (argv, usage) => {
     const io = capture();
     expect(await runCli(argv, io.write, io.writeErr)).toBe(0);

@@ -1,4 +1,4 @@
-import { parseExposition } from '../../src/migrate/exposition';
+import { parseExposition } from './exposition';
 
 describe('parseExposition', () => {
   it('should group a histogram family and read escaped label values', () => {

@@ -12,7 +12,7 @@ import {
   startLegacyMetricsServer,
   type LegacyMetricsServer,
 } from '../../src/http/startLegacyMetricsServer';
-import { recordingRuleName } from '../../src/reader/naming';
+import { recordingRuleName } from '../../src/migrate/ruleNames';
 import {
   freePort,
   INSTALL_HINT,

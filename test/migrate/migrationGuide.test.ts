@@ -1,14 +1,15 @@
 /**
  * docs/MIGRATION.md's reference tables and PromQL are generated from the naming rules
- * (src/reader/naming.ts): the file must hold what they give now. To update it after a change of
- * the rules: UPDATE_MIGRATION_GUIDE=1 npx jest test/migrate/migrationGuide.test.ts
+ * (src/reader/naming.ts, src/migrate/prometheusNames.ts and legacyKeyQuery.ts): the file must
+ * hold what they give now. To update it after a change of the rules:
+ * UPDATE_MIGRATION_GUIDE=1 npx jest test/migrate/migrationGuide.test.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   migrationGuideSections,
   regenerateMigrationGuide,
-} from '../../src/migrate/migrationGuide';
+} from './migrationGuideSections';
 
 const GUIDE = join(__dirname, '..', '..', 'docs', 'MIGRATION.md');
 

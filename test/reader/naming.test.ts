@@ -1,7 +1,7 @@
 /**
- * The naming rules against the official exporter: what `src/reader/naming.ts` says an instrument
- * becomes must be what @opentelemetry/exporter-prometheus exposes, and its legacy name what the
- * reader serves.
+ * The naming rules against the official exporter: what `src/migrate/prometheusNames.ts` says an
+ * instrument becomes must be what @opentelemetry/exporter-prometheus exposes, and its legacy name
+ * (`src/reader/naming.ts`) what the reader serves.
  */
 import { ValueType, type Attributes } from '@opentelemetry/api';
 import {
@@ -10,15 +10,15 @@ import {
 } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../../src';
-import { parseExposition } from '../../src/migrate/exposition';
+import { parseExposition } from '../migrate/exposition';
+import { defaultLegacyName } from '../../src/reader/naming';
+import { legacyKeyQuery } from '../../src/migrate/legacyKeyQuery';
 import {
-  defaultLegacyName,
-  legacyKeyQuery,
   legacyNameKey,
   legacyNameKeysOfSeries,
   prometheusSeries,
-  recordingRuleName,
-} from '../../src/reader/naming';
+} from '../../src/migrate/prometheusNames';
+import { recordingRuleName } from '../../src/migrate/ruleNames';
 import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 import type { MetricKind } from '../../src/snapshot/legacyValues';
 

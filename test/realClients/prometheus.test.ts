@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { agreementOf } from '../../src/reader/naming';
+import { agreementOf } from '../../src/migrate/legacyKeyQuery';
 import { startLegacyMetricsServer, type LegacyMetricsServer } from '../../src';
 import {
   createMeterProviderWithLegacyApi,

@@ -1,6 +1,7 @@
 /**
  * The Prometheus text exposition (format 0.0.4) as the official exporter writes it: families by
- * their `# TYPE` lines, and their samples with labels.
+ * their `# TYPE` lines, and their samples with labels: what tests read an exposition with, whole
+ * (the tools read it streaming, with src/migrate/expositionIndex.ts).
  */
 
 /** One sample line: `name{labels} value`. */

@@ -1,19 +1,22 @@
 /**
  * The reference parts of docs/MIGRATION.md, generated from the naming rules so that the guide
- * cannot drift from them: a test regenerates them and checks that the file matches.
+ * cannot drift from them: migrationGuide.test.ts regenerates them and checks that the file
+ * matches. Documentation tooling, not part of the package.
  */
 import type { Attributes } from '@opentelemetry/api';
-import type { MetricKind } from '../snapshot/legacyValues';
+import type { MetricKind } from '../../src/snapshot/legacyValues';
 import {
   agreementOf,
-  defaultLegacyName,
   LEGACY_KEYS,
   legacyKeyQuery,
+  type LegacyPlacement,
+} from '../../src/migrate/legacyKeyQuery';
+import { defaultLegacyName } from '../../src/reader/naming';
+import {
   PROMETHEUS_TYPES,
   prometheusSeries,
-  recordingRuleName,
-  type LegacyPlacement,
-} from '../reader/naming';
+} from '../../src/migrate/prometheusNames';
+import { recordingRuleName } from '../../src/migrate/ruleNames';
 
 interface Example {
   readonly instrument: string;

@@ -1,0 +1,28 @@
+import { constants } from 'node:os';
+
+/**
+ * Watches SIGINT and SIGTERM: `first` resolves with the first one; from then on a second one
+ * exits at once, with the status a shell gives a process killed by it (128 + its number).
+ * `release` restores the default handling.
+ */
+export function watchSignals(): { first: Promise<void>; release(): void } {
+  const now = (signal: NodeJS.Signals): never =>
+    process.exit(128 + constants.signals[signal]);
+  let onFirst: () => void = () => undefined;
+  const first = new Promise<void>(resolve => (onFirst = resolve));
+  let seen = false;
+  const handler = (signal: NodeJS.Signals): void => {
+    if (seen) now(signal);
+    seen = true;
+    onFirst();
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    first,
+    release: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
+}

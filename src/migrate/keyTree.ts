@@ -1,0 +1,45 @@
+/** How curl_json matches a `<Key>` path against the names and fields of a legacy map. */
+import type { CurlJsonKey } from './curlJsonPoller';
+
+/** Whether a `<Key>` has the shape of a map's (`metrics/<name>/<field>`) or a single metric's (`metric/<field>`) path. */
+export function keyShapeOk(key: CurlJsonKey, single: boolean): boolean {
+  const parts = key.path.split('/');
+  return single
+    ? parts.length === 2 && (parts[0] === 'metric' || parts[0] === '*')
+    : parts.length === 3 && (parts[0] === 'metrics' || parts[0] === '*');
+}
+
+/** A tree of key paths, as curl_json matches them: at each level an exact part wins over `*`. */
+export class KeyTree {
+  private readonly _root = new Map<
+    string,
+    Map<string, Map<string, CurlJsonKey>>
+  >();
+
+  /** @param single whether the URL serves a single metric (`metric/<field>` paths) */
+  constructor(
+    keys: readonly CurlJsonKey[],
+    readonly single: boolean
+  ) {
+    for (const key of keys) {
+      if (!keyShapeOk(key, single)) continue;
+      const parts = key.path.split('/');
+      if (single) parts.splice(1, 0, '');
+      const [root, name, field] = parts as [string, string, string];
+      const names =
+        this._root.get(root) ?? new Map<string, Map<string, CurlJsonKey>>();
+      this._root.set(root, names);
+      const fields = names.get(name) ?? new Map<string, CurlJsonKey>();
+      names.set(name, fields);
+      fields.set(field, key);
+    }
+  }
+
+  /** The `<Key>` that reads `field` of `name`, if any. */
+  match(name: string, field: string): CurlJsonKey | undefined {
+    const names =
+      this._root.get(this.single ? 'metric' : 'metrics') ?? this._root.get('*');
+    const fields = names?.get(this.single ? '' : name) ?? names?.get('*');
+    return fields?.get(field) ?? fields?.get('*');
+  }
+}

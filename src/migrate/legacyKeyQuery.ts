@@ -1,0 +1,203 @@
+/**
+ * The PromQL that gives each legacy key from the exporter's series, per host type (or host) as
+ * a legacy URL addresses it, and how closely it agrees with the legacy number.
+ */
+import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE } from '../attributes';
+import {
+  HISTOGRAM_FIELDS,
+  HISTOGRAM_QUANTILES,
+  type MetricKind,
+} from '../snapshot/legacyValues';
+import type { PrometheusSeries } from './prometheusNames';
+
+/** Where a legacy URL reads its values from. */
+export type LegacyPlacement =
+  | {
+      /** The label that holds the host type (or host), and its raw values (spaces kept). */
+      readonly label: typeof HOST_TYPE_ATTRIBUTE | typeof HOST_ATTRIBUTE;
+      readonly values: readonly string[];
+    }
+  | { readonly label: 'global' }
+  | { readonly label: 'all' };
+
+/** The legacy window in PromQL, from its length in milliseconds: `1m`, `90s`. */
+export function promqlDuration(windowMs: number): string {
+  return windowMs % 60_000 === 0
+    ? `${windowMs / 60_000}m`
+    : `${Math.ceil(windowMs / 1000)}s`;
+}
+
+/** The legacy window of a spiral's `one` and of histograms, by default. */
+export const DEFAULT_WINDOW_MS = 60_000;
+
+/** How exactly a legacy key is reproduced. */
+export type Agreement =
+  /** The same number (`count`, `value`). */
+  | 'exact'
+  /** A difference over the window: exact while the series is younger than the window, else within the increments of one scrape interval plus one slot at each end. */
+  | 'window'
+  /** Within the explicit bucket that holds the same rank (percentiles). */
+  | 'bucket'
+  /** No Prometheus series has it. */
+  | 'none';
+
+/** How each legacy key compares with its Prometheus expression. */
+export function agreementOf(key: string): Agreement {
+  if (key === 'count' || key === 'value') return 'exact';
+  if (key === 'one' || key === 'n' || key === 'mean') return 'window';
+  if (quantileOf(key) !== undefined) return 'bucket';
+  return 'none';
+}
+
+/** The quantile a histogram field stands for (`median` and `50` are 0.5), or undefined. */
+export function quantileOf(key: string): number | undefined {
+  const index = HISTOGRAM_FIELDS.indexOf(key);
+  const first = HISTOGRAM_FIELDS.indexOf('median');
+  return index < first ? undefined : HISTOGRAM_QUANTILES[index - first];
+}
+
+/** The keys each legacy kind serves that a poller reads. */
+export const LEGACY_KEYS: Readonly<Record<MetricKind, readonly string[]>> =
+  Object.freeze({
+    spiral: ['count', 'one'],
+    counter: ['value', 'ms_since_reset'],
+    gauge: ['value', 'ms_since_reset'],
+    histogram: HISTOGRAM_FIELDS,
+  });
+
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+function regexEscape(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function matchers(
+  series: PrometheusSeries,
+  placement: LegacyPlacement,
+  extra: readonly string[] = []
+): string {
+  const parts = Object.entries(series.labels).map(
+    ([key, value]) => `${key}=${quote(value)}`
+  );
+  parts.push(...extra);
+  for (const key of series.absentLabels ?? []) parts.push(`${key}=""`);
+  if (placement.label === 'global')
+    parts.push(`${HOST_TYPE_ATTRIBUTE}=""`, `${HOST_ATTRIBUTE}=""`);
+  else if (placement.label !== 'all') {
+    parts.push(
+      placement.values.length === 1
+        ? `${placement.label}=${quote(placement.values[0]!)}`
+        : `${placement.label}=~${quote(placement.values.map(regexEscape).join('|'))}`
+    );
+  }
+  return parts.length === 0 ? '' : `{${parts.join(', ')}}`;
+}
+
+function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
+  const labels = ['job', 'instance'];
+  if (
+    placement.label === HOST_TYPE_ATTRIBUTE ||
+    placement.label === HOST_ATTRIBUTE
+  )
+    labels.push(placement.label);
+  return [...labels, ...extra].join(', ');
+}
+
+/**
+ * The increase over the window, as the legacy API computes it: the difference from the sample one
+ * window ago, or the whole total when the series is younger than the window or restarted (negative
+ * difference). `increase()` would extrapolate to the window's edges and miss what was counted
+ * before the first scrape.
+ */
+function windowIncrease(
+  select: (offset: string) => string,
+  window: string
+): string {
+  return `${select('')} - ${select(` offset ${window}`)} >= 0 or ${select('')}`;
+}
+
+/**
+ * A selector of the series a placement reads, optionally `offset`. In the `host` variant a host
+ * also holds the series that have its name as `host_type` and no `host`, as the reader places them.
+ */
+function selector(
+  series: PrometheusSeries,
+  suffix: string,
+  placement: LegacyPlacement
+): (offset: string) => string {
+  const name = `${series.family}${suffix}`;
+  if (placement.label !== HOST_ATTRIBUTE)
+    return offset => `${name}${matchers(series, placement)}${offset}`;
+  const byHostType: LegacyPlacement = {
+    label: HOST_TYPE_ATTRIBUTE,
+    values: placement.values,
+  };
+  return offset =>
+    `(${name}${matchers(series, placement)}${offset} or label_replace(${name}${matchers(series, byHostType, [`${HOST_ATTRIBUTE}=""`])}${offset}, "${HOST_ATTRIBUTE}", "$1", "${HOST_TYPE_ATTRIBUTE}", "(.*)"))`;
+}
+
+/**
+ * The PromQL that gives one legacy key of one legacy metric, per node (`job`, `instance`) and per
+ * host type (or host) as the URL addresses it; undefined where no series carries it (`min`,
+ * `max`, `ms_since_reset`). A host type's series from several hosts or scopes are summed, as the
+ * legacy API sums them.
+ */
+export function legacyKeyQuery(
+  series: PrometheusSeries,
+  key: string,
+  placement: LegacyPlacement,
+  windowMs: number = DEFAULT_WINDOW_MS
+): string | undefined {
+  const query = placedQuery(series, key, placement, windowMs);
+  if (
+    query === undefined ||
+    (placement.label !== HOST_TYPE_ATTRIBUTE &&
+      placement.label !== HOST_ATTRIBUTE)
+  )
+    return query;
+  // The legacy API serves zeros for a metric that only another host type has; Prometheus has no
+  // series there. One zero per node (the exporter's target_info) and host type stands in for it.
+  const zeros = placement.values.map(
+    value =>
+      `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${quote(placement.label)}, ${quote(value)}, "", "")`
+  );
+  return [query, ...zeros].join(' or ');
+}
+
+/** A series the exporter exposes once per node, whatever was recorded: what zeros are made of. */
+export const ZERO_SOURCE = 'target_info';
+
+function placedQuery(
+  series: PrometheusSeries,
+  key: string,
+  placement: LegacyPlacement,
+  windowMs: number
+): string | undefined {
+  const window = promqlDuration(windowMs);
+  const by = groupingLabels(placement);
+  const select = (suffix: string): ((offset: string) => string) =>
+    selector(series, suffix, placement);
+  switch (series.type) {
+    case 'counter':
+      if (key === 'count') return `sum by (${by}) (${select('')('')})`;
+      if (key === 'one')
+        return `sum by (${by}) (${windowIncrease(select(''), window)})`;
+      return undefined;
+    case 'gauge':
+      return key === 'value' ? `sum by (${by}) (${select('')('')})` : undefined;
+    case 'histogram': {
+      const count = `sum by (${by}) (${windowIncrease(select('_count'), window)})`;
+      if (key === 'n') return count;
+      if (key === 'mean') {
+        const sum = `sum by (${by}) (${windowIncrease(select('_sum'), window)})`;
+        // An empty window is 0 in the legacy API, where 0/0 would be NaN.
+        return `${sum} / (${count} > 0) or ${count}`;
+      }
+      const q = quantileOf(key);
+      if (q === undefined) return undefined;
+      return `histogram_quantile(${q}, sum by (${groupingLabels(placement, ['le'])}) (${windowIncrease(select('_bucket'), window)}))`;
+    }
+  }
+}

@@ -17,5 +17,8 @@ export const sdk = new NodeSDK({
   serviceName: 'messaging-server',
   metricReaders: [legacy, prometheus],
   instrumentations: [new HttpInstrumentation()],
+  // Metrics only: without span processors, NodeSDK exports the instrumentation's spans over OTLP
+  // (to localhost:4318 unless OTEL_EXPORTER_OTLP_ENDPOINT says otherwise).
+  spanProcessors: [],
 });
 sdk.start();

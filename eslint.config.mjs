@@ -10,6 +10,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       '.bench/**',
+      'api-reference/**',
       'coverage/**',
       'node_modules/**',
       'docs/**',

@@ -171,6 +171,27 @@ function usageSnippets(): { name: string; source: string }[] {
   });
 }
 
+/** The packages of the README's one install command for a line, the package's name first. */
+function readmeInstallCommand(line: Line): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`# OpenTelemetry JS ${line.name} `);
+  expect(start).toBeGreaterThan(-1);
+  const comment = readme.indexOf('\n', start) + 1;
+  // The command runs to the first line that does not end with a backslash.
+  const end = readme.slice(comment).search(/[^\\]\n/) + 1;
+  const words = readme
+    .slice(comment, comment + end)
+    .replace(/\\\n/g, ' ')
+    .trim()
+    .split(/\s+/);
+  expect(words.slice(0, 3)).toEqual([
+    'npm',
+    'install',
+    'otel-legacy-metrics-api',
+  ]);
+  return words.slice(3);
+}
+
 function supports(line: Line): boolean {
   const [major, minor] = process.versions.node.split('.').map(Number) as [
     number,
@@ -243,6 +264,12 @@ describe('the packed package in a consumer project', () => {
     }
   });
 
+  it('should give one install command per OpenTelemetry JS line in the README, and no other', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const commands = readme.match(/^npm install otel-legacy-metrics-api\b/gm);
+    expect(commands).toHaveLength(LINES.length);
+  });
+
   afterAll(() => {
     rmSync(packs, { recursive: true, force: true });
   });
@@ -262,6 +289,38 @@ describe('the packed package in a consumer project', () => {
     afterAll(() => {
       rmSync(dir, { recursive: true, force: true });
     });
+
+    maybe(
+      "should install in a fresh project with the README's one command, one copy of the SDK and of the API",
+      async () => {
+        const fresh = mkdtempSync(join(tmpdir(), `olma-readme-${line.name}-`));
+        try {
+          writeFileSync(
+            join(fresh, 'package.json'),
+            JSON.stringify({ name: 'consumer', private: true, type: 'module' })
+          );
+          const install = await npmInstall(fresh, [
+            tarball,
+            ...readmeInstallCommand(line),
+          ]);
+          expect(install.output).not.toContain('ERESOLVE');
+          expect(install.code).toBe(0);
+          for (const [name, version] of [
+            ['@opentelemetry/sdk-metrics', line.sdkVersion],
+            ['@opentelemetry/api', line.apiVersion],
+          ] as const) {
+            const copies = [...copiesOf(fresh, name).values()];
+            expect({ name, copies }).toEqual({
+              name,
+              copies: [expect.stringMatching(version)],
+            });
+          }
+        } finally {
+          rmSync(fresh, { recursive: true, force: true });
+        }
+      },
+      NPM_TIMEOUT_MS
+    );
 
     maybe(
       'should install beside the SDK and API alone, with fastify and no exporter, one copy of each',

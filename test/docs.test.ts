@@ -57,6 +57,13 @@ function consumerProject(): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+describe('README.md', () => {
+  it('should fit on a few screens: at most 250 lines, the reference in docs/', () => {
+    const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+    expect(lines.length).toBeLessThanOrEqual(250);
+  });
+});
+
 describe('TypeScript snippets in the documentation', () => {
   const snippets = DOCUMENTS.flatMap(typescriptSnippets);
 

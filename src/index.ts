@@ -13,7 +13,7 @@ export { CONFIG_DEFAULTS, KNOWN_HANDLERS } from './config/types';
 export type {
   BrownoutOptions,
   DeprecationOptions,
-} from './config/deprecationConfig';
+} from './config/deprecationOptions';
 export type {
   HandlerGroupConfig,
   KnownHandler,

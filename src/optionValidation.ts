@@ -4,13 +4,11 @@
  * is an {@link InvalidOptionError} that names the option's full path (`prometheus.port`,
  * `listeners[1].handlerGroups[0].path`), what was found and what was expected.
  *
- * It also decides what counts as loopback, by address, and normalises URL prefixes.
+ * It also normalises URL prefixes. What counts as loopback is decided in `hostNames`; the
+ * "did you mean" of an unknown name in `nameSuggestion`.
  */
-import { BlockList, isIP } from 'node:net';
 import { InvalidOptionError } from './errors';
 import { expectedOneOf } from './nameSuggestion';
-
-export { expectedOneOf } from './nameSuggestion';
 
 /** What each common kind of option should have been. */
 export const EXPECTED_OPTION = Object.freeze({
@@ -229,44 +227,4 @@ export function normalizePrefix(prefix: string): string {
   return prefix.length > 1 && prefix.endsWith('/')
     ? prefix.slice(0, -1)
     : prefix;
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-// IPv4-mapped IPv6 loopback: ::ffff:127.0.0.0/104.
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-
-/**
- * Whether an address is loopback: 127.0.0.0/8, ::1 (however written, `0:0:0:0:0:0:0:1`
- * included), ::ffff:127.0.0.0/104, or the name `localhost`. Anything else (host names,
- * `0.0.0.0`, `::`) may be reachable from other machines.
- */
-export function isLoopbackAddress(address: string): boolean {
-  if (address.toLowerCase() === 'localhost') return true;
-  const version = isIP(address);
-  if (version === 0) return false;
-  return LOOPBACK.check(address, version === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** The canonical name of every loopback Host. */
-export const LOOPBACK_HOST = 'localhost';
-
-/**
- * A Host header (or a handler's host setting) reduced to what routing compares: lowercased,
- * without port or IPv6 brackets, and every loopback name or address as `localhost`.
- */
-export function canonicalHost(host: string): string {
-  let name = host.trim().toLowerCase();
-  if (name.startsWith('[')) {
-    const end = name.indexOf(']');
-    name = end < 0 ? name : name.slice(1, end);
-  } else {
-    const colon = name.indexOf(':');
-    // More than one colon is a bare IPv6 address, which has no port.
-    if (colon >= 0 && name.indexOf(':', colon + 1) < 0)
-      name = name.slice(0, colon);
-  }
-  if (name.endsWith('.')) name = name.slice(0, -1);
-  return isLoopbackAddress(name) ? LOOPBACK_HOST : name;
 }

@@ -9,7 +9,8 @@ import {
   METRICS_HANDLER,
   servesMetrics,
 } from '../http/startLegacyMetricsListeners';
-import { isLoopbackAddress, normalizePrefix } from '../optionValidation';
+import { normalizePrefix } from '../optionValidation';
+import { isLoopbackAddress } from '../hostNames';
 import { describeDeprecation } from './describeDeprecation';
 
 /** Host names that answer as one, as the legacy API's Host routing treats them. */

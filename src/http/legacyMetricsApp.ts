@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Variant } from '../attributes';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import { legacyMetricsApi } from './legacyMetricsApi';
-import type { DeprecationOptions } from '../config/deprecationConfig';
+import type { DeprecationOptions } from '../config/deprecationOptions';
 import {
   defaultSuccessorOption,
   type LegacyApiDeprecationOptions,

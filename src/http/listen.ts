@@ -10,11 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { DEFAULT_LISTENER_TIMEOUTS } from '../config/types';
 import { ListenError } from '../errors';
-import {
-  invalidOption,
-  isLoopbackAddress,
-  positiveIntegerOption,
-} from '../optionValidation';
+import { invalidOption, positiveIntegerOption } from '../optionValidation';
+import { isLoopbackAddress } from '../hostNames';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { rawErrorResponse, sendError } from './errorResponse';

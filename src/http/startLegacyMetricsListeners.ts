@@ -35,7 +35,7 @@ import {
   TIMEOUT_KEYS,
   type ListenerSettings,
 } from './listen';
-import type { DeprecationOptions } from '../config/deprecationConfig';
+import type { DeprecationOptions } from '../config/deprecationOptions';
 import {
   deprecationOption,
   type LegacyApiDeprecationOptions,

@@ -3,13 +3,12 @@ import {
   checkOptionObject,
   EXPECTED_OPTION,
   invalidOption,
-  isLoopbackAddress,
-  LOOPBACK_HOST,
   nonEmptyStringOption,
   oneOfOption,
   portOption,
   prefixOption,
 } from '../optionValidation';
+import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import {
   deprecationOption,

@@ -18,12 +18,8 @@ import {
   listenApp,
   resolveTimeouts,
 } from '../http/listen';
-import {
-  EXPECTED_OPTION,
-  isLoopbackAddress,
-  isPort,
-  LOOPBACK_HOST,
-} from '../optionValidation';
+import { EXPECTED_OPTION, isPort } from '../optionValidation';
+import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { loadOptionalPeer } from './optionalPeer';
 import { fromEnv } from './otlpFromEnvironment';
 import {

@@ -8,7 +8,7 @@ import {
   listenerAddress,
   METRICS_HANDLER,
   servesMetrics,
-} from '../http/startLegacyMetricsListeners';
+} from '../http/listenerPlan';
 import { normalizePrefix } from '../optionValidation';
 import { isLoopbackAddress } from '../hostNames';
 import { describeDeprecation } from './describeDeprecation';

@@ -7,7 +7,8 @@ import {
   defaultSuccessorOption,
   type LegacyApiDeprecationOptions,
 } from './deprecation';
-import { createListenerApp, type ListenerSettings } from './listen';
+import { createListenerApp } from './listen';
+import type { ListenerSettings } from './listenerSettings';
 import { optionPath } from '../optionValidation';
 import { usageOptions, type LegacyApiUsageOptions } from './usageTelemetry';
 

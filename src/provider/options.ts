@@ -4,8 +4,7 @@
  */
 import type { Resource } from '@opentelemetry/resources';
 import type { FastifyInstance } from 'fastify';
-import type { ListenerTimeouts } from '../http/listen';
-import { TIMEOUT_KEYS } from '../http/listen';
+import { TIMEOUT_KEYS, type ListenerTimeouts } from '../http/listenerSettings';
 import {
   booleanOption,
   checkOptionObject,

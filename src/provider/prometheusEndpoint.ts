@@ -12,12 +12,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidOptionError } from '../errors';
 import { sendError } from '../http/errorResponse';
 import { ANY_HOST, hostConstraints } from '../http/hostConstraint';
-import {
-  baseUrl,
-  createListenerApp,
-  listenApp,
-  resolveTimeouts,
-} from '../http/listen';
+import { baseUrl, createListenerApp, listenApp } from '../http/listen';
+import { resolveTimeouts } from '../http/listenerSettings';
 import { EXPECTED_OPTION, isPort } from '../optionValidation';
 import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { loadOptionalPeer } from './optionalPeer';

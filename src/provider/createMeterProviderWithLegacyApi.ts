@@ -7,13 +7,10 @@ import {
   type IMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import { resolveReaderOptions } from '../reader/options';
-import {
-  checkOptions,
-  type MeterProviderWithLegacyApiOptions,
-} from './options';
+import type { MeterProviderWithLegacyApiOptions } from './options';
 import { loadOptionalPeer } from './optionalPeer';
-import { createOtlpExporter, resolveOtlp } from './otlpFromEnvironment';
+import { createOtlpExporter } from './otlpExporter';
+import { resolveOptions } from './resolveOptions';
 import {
   createPrometheusExporter,
   servePrometheus,
@@ -94,16 +91,14 @@ export interface MeterProviderWithLegacyApi {
 export async function createMeterProviderWithLegacyApi(
   options: MeterProviderWithLegacyApiOptions = {}
 ): Promise<MeterProviderWithLegacyApi> {
-  const checked = checkOptions(options);
-  // Checked here too, so that a reader option error names its full path (`legacy.windowMs`).
-  resolveReaderOptions(checked.legacy, 'legacy');
-  const otlp = resolveOtlp(checked.otlp);
+  const resolved = resolveOptions(options);
+  const otlp = resolved.otlp;
 
-  const legacyReader = new LegacyMetricsReader(checked.legacy);
+  const legacyReader = new LegacyMetricsReader(resolved.legacy);
   const limit = (type: InstrumentType): number =>
     legacyReader.selectCardinalityLimit(type);
   const prometheusExporter =
-    checked.prometheus === undefined
+    resolved.prometheus === undefined
       ? undefined
       : createPrometheusExporter(limit);
   const otlpReader =
@@ -128,7 +123,7 @@ export async function createMeterProviderWithLegacyApi(
   );
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
-    .merge(checked.resource ?? null);
+    .merge(resolved.resource ?? null);
   // One recording per request of the legacy API's usage telemetry, whatever the readers.
   const meterProvider = new MeterProvider({
     resource,
@@ -137,9 +132,9 @@ export async function createMeterProviderWithLegacyApi(
   });
 
   let endpoint: PrometheusEndpoint | undefined;
-  if (prometheusExporter !== undefined && checked.prometheus !== undefined) {
+  if (prometheusExporter !== undefined && resolved.prometheus !== undefined) {
     try {
-      endpoint = await servePrometheus(prometheusExporter, checked.prometheus);
+      endpoint = await servePrometheus(prometheusExporter, resolved.prometheus);
     } catch (error) {
       await meterProvider.shutdown();
       throw error;

@@ -8,7 +8,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
-import { prometheusAddress } from '../../src/provider/prometheusEndpoint';
+import { resolveOptions } from '../../src/provider/resolveOptions';
 import { createServer, type Server } from 'node:net';
 import { InvalidOptionError, ListenError } from '../../src';
 import {
@@ -409,16 +409,10 @@ describe('createMeterProviderWithLegacyApi', () => {
     it('should warn about an invalid OTEL_EXPORTER_PROMETHEUS_PORT and use the default', () => {
       const logged = warnings();
       process.env.OTEL_EXPORTER_PROMETHEUS_PORT = 'ninety';
-      expect(
-        prometheusAddress({
-          app: undefined,
-          address: undefined,
-          port: undefined,
-          allowedHost: undefined,
-          endpoint: '/metrics',
-          given: {},
-        })
-      ).toEqual({ address: '127.0.0.1', port: 9464 });
+      expect(resolveOptions({}).prometheus?.listener).toMatchObject({
+        address: '127.0.0.1',
+        port: 9464,
+      });
       expect(logged).toContain(
         'OTEL_EXPORTER_PROMETHEUS_PORT must be an integer from 0 to 65535 (got "ninety"); using the default'
       );

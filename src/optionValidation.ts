@@ -95,18 +95,12 @@ export function checkOptionObject(
 }
 
 /** An integer port, 0–65535, or `fallback` when left out. */
-export function portOption(path: string, value: unknown): number | undefined;
-export function portOption(
+export function portOption<F extends number | undefined = undefined>(
   path: string,
   value: unknown,
-  fallback: number
-): number;
-export function portOption(
-  path: string,
-  value: unknown,
-  fallback?: number
-): number | undefined {
-  if (value === undefined) return fallback;
+  fallback?: F
+): number | F {
+  if (value === undefined) return fallback as F;
   if (!isPort(value)) invalidOption(path, value, EXPECTED_OPTION.port);
   return value;
 }
@@ -122,42 +116,24 @@ export function isPort(value: unknown): value is number {
 }
 
 /** A positive safe integer, or `fallback` when left out. */
-export function positiveIntegerOption(
-  path: string,
-  value: unknown
-): number | undefined;
-export function positiveIntegerOption(
+export function positiveIntegerOption<F extends number | undefined = undefined>(
   path: string,
   value: unknown,
-  fallback: number
-): number;
-export function positiveIntegerOption(
-  path: string,
-  value: unknown,
-  fallback?: number
-): number | undefined {
-  if (value === undefined) return fallback;
+  fallback?: F
+): number | F {
+  if (value === undefined) return fallback as F;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
     invalidOption(path, value, EXPECTED_OPTION.positiveInteger);
   return value;
 }
 
 /** A non-empty string, or `fallback` when left out. */
-export function nonEmptyStringOption(
-  path: string,
-  value: unknown
-): string | undefined;
-export function nonEmptyStringOption(
+export function nonEmptyStringOption<F extends string | undefined = undefined>(
   path: string,
   value: unknown,
-  fallback: string
-): string;
-export function nonEmptyStringOption(
-  path: string,
-  value: unknown,
-  fallback?: string
-): string | undefined {
-  if (value === undefined) return fallback;
+  fallback?: F
+): string | F {
+  if (value === undefined) return fallback as F;
   if (typeof value !== 'string' || value === '')
     invalidOption(path, value, EXPECTED_OPTION.nonEmptyString);
   return value;

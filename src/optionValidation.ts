@@ -59,14 +59,20 @@ export function invalidOption(
   expected: string
 ): never {
   throw new InvalidOptionError(
-    `${path === '' ? 'options' : path}: found ${describeValue(found)}, expected ${expected}`
+    `${path === '' ? 'options' : path}: found ${describeValue(found)}, expected ${expected}`,
+    { option: path, found, expected }
   );
 }
 
-/** Throws the error every entry point throws for an option it does not know. */
-export function unknownOption(path: string, expected: string): never {
+/** Throws the error every entry point throws for an option it does not know (`found` its value). */
+export function unknownOption(
+  path: string,
+  expected: string,
+  found?: unknown
+): never {
   throw new InvalidOptionError(
-    `${path}: found an unknown option, expected ${expected}`
+    `${path}: found an unknown option, expected ${expected}`,
+    { option: path, found, expected }
   );
 }
 
@@ -90,7 +96,11 @@ export function checkOptionObject(
   if (!isPlainObject(value)) invalidOption(path, value, expected);
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
-    unknownOption(optionPath(path, shorten(key)), expectedOneOf(key, known));
+    unknownOption(
+      optionPath(path, shorten(key)),
+      expectedOneOf(key, known),
+      value[key]
+    );
   }
 }
 

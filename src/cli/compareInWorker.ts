@@ -6,7 +6,7 @@
  */
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { LegacyApiError } from '../errors';
+import { LegacyApiError, type LegacyApiErrorCode } from '../errors';
 import { MigrationError } from '../migrate/MigrationError';
 import type { CompareProgress } from '../migrate/compareServers';
 import type { CompareRequest } from './compareRun';
@@ -29,7 +29,8 @@ export type WorkerMessage =
 function personError(code: string, message: string): LegacyApiError {
   if (code === 'LEGACY_MIGRATION_FAILED') return new MigrationError(message);
   if (code === 'LEGACY_USAGE') return new UsageError(message);
-  return new LegacyApiError(code, message);
+  // The code of the LegacyApiError the worker caught.
+  return new LegacyApiError(code as LegacyApiErrorCode, message);
 }
 
 /**

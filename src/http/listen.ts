@@ -242,10 +242,10 @@ export async function listenApp(
     await app.listen({ port, host: address });
   } catch (error) {
     await app.close();
-    const reason =
-      (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const cause = error as NodeJS.ErrnoException;
     throw new ListenError(
-      `${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(address, port)}: ${reason}`
+      `${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(address, port)}: ${cause.code ?? cause.message}`,
+      { address, port, cause }
     );
   }
   const bound = app.server.address();

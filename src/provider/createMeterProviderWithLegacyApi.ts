@@ -118,6 +118,7 @@ export async function createMeterProviderWithLegacyApi(
     typeof ResourcesModule
   >(
     '@opentelemetry/resources',
+    'resource',
     'the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES',
     'the version of your @opentelemetry/sdk-metrics (which installs it too)'
   );

@@ -54,7 +54,8 @@ export function protocolFromEnv(): OtlpProtocol | undefined {
     // Falling back would post HTTP to what is most likely a gRPC port: refuse instead.
     throw new InvalidOptionError(
       `${name} must be "http/protobuf" or "http/json" (got ${JSON.stringify(raw)}); ` +
-        'for an OpenTelemetry Collector, use http/protobuf on its port 4318'
+        'for an OpenTelemetry Collector, use http/protobuf on its port 4318',
+      { option: name, found: raw, expected: '"http/protobuf" or "http/json"' }
     );
   }
   return undefined;

@@ -12,10 +12,12 @@ export function createOtlpExporter(otlp: ResolvedOtlp): PushMetricExporter {
   return otlp.protocol === 'http/json'
     ? new (loadOptionalPeer<typeof OtlpHttpModule>(
         '@opentelemetry/exporter-metrics-otlp-http',
+        'otlp.protocol',
         'OTLP over http/json'
       ).OTLPMetricExporter)(config)
     : new (loadOptionalPeer<typeof OtlpProtoModule>(
         '@opentelemetry/exporter-metrics-otlp-proto',
+        'otlp.protocol',
         'OTLP over http/protobuf'
       ).OTLPMetricExporter)(config);
 }

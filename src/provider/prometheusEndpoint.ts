@@ -29,6 +29,7 @@ export function createPrometheusExporter(
 ): PrometheusExporter {
   const { PrometheusExporter } = loadOptionalPeer<typeof PrometheusModule>(
     '@opentelemetry/exporter-prometheus',
+    'prometheus',
     'prometheus (on unless `prometheus: false`)'
   );
   class PrometheusExporterWithLimit extends PrometheusExporter {
@@ -92,7 +93,12 @@ export async function servePrometheus(
       });
     } catch (error) {
       throw new InvalidOptionError(
-        `prometheus.app: cannot take the route ${prometheus.endpoint} (${(error as Error).message})`
+        `prometheus.app: cannot take the route ${prometheus.endpoint} (${(error as Error).message})`,
+        {
+          option: 'prometheus.app',
+          found: prometheus.app,
+          expected: `a fastify app that can take the route ${prometheus.endpoint}`,
+        }
       );
     }
     return {

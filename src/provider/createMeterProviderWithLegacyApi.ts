@@ -5,7 +5,9 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
   type IMetricReader,
+  type MeterProviderOptions,
 } from '@opentelemetry/sdk-metrics';
+import { InvalidOptionError } from '../errors';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import type { MeterProviderWithLegacyApiOptions } from './options';
 import { loadOptionalPeer } from './optionalPeer';
@@ -24,6 +26,7 @@ export type {
   OtlpOptions,
   OtlpProtocol,
   PrometheusEndpointOptions,
+  PrometheusExporterOptions,
 } from './options';
 
 /** See {@link MeterProviderWithLegacyApi.legacyApiOptions}. */
@@ -65,6 +68,26 @@ export interface MeterProviderWithLegacyApi {
 }
 
 /**
+ * The provider, with the SDK's refusal of a reader (one bound to another provider) as an
+ * InvalidOptionError naming `readers`.
+ */
+function buildMeterProvider(options: MeterProviderOptions): MeterProvider {
+  try {
+    return new MeterProvider(options);
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new InvalidOptionError(
+      `readers: found a reader the SDK refuses (${reason}), expected readers bound to no other MeterProvider`,
+      {
+        option: 'readers',
+        found: options.readers,
+        expected: 'readers bound to no other MeterProvider',
+      }
+    );
+  }
+}
+
+/**
  * Builds a MeterProvider that feeds, from the same instruments and at the same time, the legacy
  * JSON API (a {@link LegacyMetricsReader}), the Prometheus exposition (the official
  * `@opentelemetry/exporter-prometheus`) and, when an endpoint is configured, OTLP to an
@@ -100,7 +123,7 @@ export async function createMeterProviderWithLegacyApi(
   const prometheusExporter =
     resolved.prometheus === undefined
       ? undefined
-      : createPrometheusExporter(limit);
+      : createPrometheusExporter(limit, resolved.prometheus.exporter);
   const otlpReader =
     otlp === undefined
       ? undefined
@@ -111,7 +134,8 @@ export async function createMeterProviderWithLegacyApi(
           cardinalityLimits: { default: limit(InstrumentType.COUNTER) },
         });
 
-  const readers: IMetricReader[] = [legacyReader];
+  // The caller's readers first: one the SDK refuses (bound to another provider) leaves ours unbound.
+  const readers: IMetricReader[] = [...resolved.readers, legacyReader];
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
   const { defaultResource, detectResources, envDetector } = loadOptionalPeer<
@@ -126,10 +150,10 @@ export async function createMeterProviderWithLegacyApi(
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resolved.resource ?? null);
   // One recording per request of the legacy API's usage telemetry, whatever the readers.
-  const meterProvider = new MeterProvider({
+  const meterProvider = buildMeterProvider({
     resource,
     readers,
-    views: [...USAGE_VIEWS],
+    views: [...USAGE_VIEWS, ...resolved.views],
   });
 
   let endpoint: PrometheusEndpoint | undefined;

@@ -3,16 +3,60 @@
  * validates them and applies the environment.
  */
 import type { Resource } from '@opentelemetry/resources';
+import type {
+  IMetricReader,
+  MetricProducer,
+  ViewOptions,
+} from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import type { ListenerTimeouts } from '../http/listenerSettings';
 import type { LegacyMetricsReaderOptions } from '../reader/options';
+
+/**
+ * The Prometheus exporter's own options (its `ExporterConfig`), those that do not conflict with
+ * where this package serves the exposition (`endpoint`, `address`, `port` are ours; its server is
+ * never started).
+ */
+export interface PrometheusExporterOptions {
+  /**
+   * A prefix of every metric name, joined with `_`: `app` turns `requests` into `app_requests`.
+   * @default '' (no prefix)
+   */
+  prefix?: string;
+  /**
+   * Append the collection time to every sample.
+   * @default false
+   */
+  appendTimestamp?: boolean;
+  /**
+   * Resource attributes whose names match become constant labels of every metric, e.g. `/service_.+/`.
+   * @default undefined (none)
+   */
+  withResourceConstantLabels?: RegExp;
+  /**
+   * Leave the `otel_scope_*` labels out.
+   * @default false
+   */
+  withoutScopeInfo?: boolean;
+  /**
+   * Leave the `target_info` metric out.
+   * @default false
+   */
+  withoutTargetInfo?: boolean;
+  /**
+   * More sources of metrics for the exposition only (experimental in the exporter).
+   * @default undefined
+   */
+  metricProducers?: MetricProducer[];
+}
 
 /**
  * Where the Prometheus exporter is scraped: a listener of its own (`address`, `port`,
  * `endpoint`), or a route on a fastify app the caller owns (`app`, `endpoint`). A listener of
  * its own has the timeouts of every listener of this package (see {@link ListenerTimeouts}).
  */
-export interface PrometheusEndpointOptions extends ListenerTimeouts {
+export interface PrometheusEndpointOptions
+  extends ListenerTimeouts, PrometheusExporterOptions {
   /**
    * Serve the exposition as a `GET` route on this app instead of a listener of its own. The route is
    * added at once, so pass an app that is not ready yet; the caller listens on and closes the app.
@@ -112,6 +156,19 @@ export interface MeterProviderWithLegacyApiOptions {
    * @default { enabled: 'auto' }: on only when the environment names an OTLP endpoint
    */
   otlp?: OtlpOptions;
+  /**
+   * Views of the SDK, applied to every reader: the legacy API, Prometheus, OTLP and `readers`.
+   * A view that renames an instrument renames it everywhere. Each is checked by the SDK at once.
+   * @default [] (beside the legacy API's own usage telemetry views)
+   */
+  views?: ViewOptions[];
+  /**
+   * More readers of the same instruments, e.g. a `PeriodicExportingMetricReader` with an exporter
+   * of your own. Each must be bound to no other MeterProvider; the provider built owns them:
+   * `forceFlush` and `shutdown` reach them too.
+   * @default []
+   */
+  readers?: IMetricReader[];
   /**
    * Merged over the resource read from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`
    * (its attributes win).

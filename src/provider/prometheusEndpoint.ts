@@ -13,6 +13,7 @@ import { sendError } from '../http/errorResponse';
 import { hostConstraints } from '../http/hostConstraint';
 import { baseUrl, createListenerApp, listenApp } from '../http/listen';
 import { loadOptionalPeer } from './optionalPeer';
+import type { PrometheusExporterOptions } from './options';
 import type { ResolvedPrometheus } from './resolveOptions';
 
 /** The methods the exposition answers. */
@@ -25,7 +26,8 @@ const EXPOSITION_METHODS = 'GET, HEAD';
  * optional peer, so the subclass is made once it is loaded.
  */
 export function createPrometheusExporter(
-  limit: (type: InstrumentType) => number
+  limit: (type: InstrumentType) => number,
+  options: PrometheusExporterOptions
 ): PrometheusExporter {
   const { PrometheusExporter } = loadOptionalPeer<typeof PrometheusModule>(
     '@opentelemetry/exporter-prometheus',
@@ -35,7 +37,7 @@ export function createPrometheusExporter(
   class PrometheusExporterWithLimit extends PrometheusExporter {
     constructor() {
       // Serving is done here: the exporter's own server reads port 0 as 9464 and cannot say what it bound.
-      super({ preventServerStart: true });
+      super({ ...options, preventServerStart: true });
     }
 
     override selectCardinalityLimit(instrumentType: InstrumentType): number {

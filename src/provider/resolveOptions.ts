@@ -3,6 +3,7 @@
  * the defaults, before anything is built: one resolved value per option group.
  */
 import type { Resource } from '@opentelemetry/resources';
+import type { IMetricReader, ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { ANY_HOST } from '../http/hostConstraint';
@@ -35,18 +36,27 @@ import {
   DEFAULT_METER_PROVIDER_OPTIONS,
   PROTOCOLS,
   type OtlpProtocol,
+  type PrometheusExporterOptions,
 } from './options';
+import {
+  EXPORTER_KEYS,
+  prometheusExporterOptions,
+  readersOption,
+  viewsOption,
+} from './sdkOptions';
 
 /** The Prometheus exposition as it will be served: mounted on the caller's app, or on a listener of its own. */
 export type ResolvedPrometheus =
   | {
       readonly app: FastifyInstance;
       readonly endpoint: string;
+      readonly exporter: PrometheusExporterOptions;
       readonly listener: undefined;
     }
   | {
       readonly app: undefined;
       readonly endpoint: string;
+      readonly exporter: PrometheusExporterOptions;
       readonly listener: {
         readonly address: string;
         readonly port: number;
@@ -71,10 +81,20 @@ export interface ResolvedProviderOptions {
   readonly prometheus: ResolvedPrometheus | undefined;
   /** Undefined when OTLP is off. */
   readonly otlp: ResolvedOtlp | undefined;
+  readonly views: ViewOptions[];
+  readonly readers: IMetricReader[];
   readonly resource: Resource | undefined;
 }
 
-const OPTION_KEYS = ['legacy', 'prometheus', 'otlp', 'resource', 'cluster'];
+const OPTION_KEYS = [
+  'legacy',
+  'prometheus',
+  'otlp',
+  'views',
+  'readers',
+  'resource',
+  'cluster',
+];
 const PROMETHEUS_KEYS = [
   'app',
   'address',
@@ -83,6 +103,7 @@ const PROMETHEUS_KEYS = [
   'allowedHost',
   'endpoint',
   ...TIMEOUT_KEYS,
+  ...EXPORTER_KEYS,
 ];
 /** Settings of a listener of its own, which a mounted route cannot have. */
 const LISTENER_ONLY_KEYS = [
@@ -146,10 +167,12 @@ function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
   const defaults = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
   const resolvedEndpoint =
     (endpoint as string | undefined) ?? defaults.endpoint;
+  const exporter = prometheusExporterOptions(given);
   if (app !== undefined) {
     return {
       app: app as FastifyInstance,
       endpoint: resolvedEndpoint,
+      exporter,
       listener: undefined,
     };
   }
@@ -167,6 +190,7 @@ function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
   return {
     app: undefined,
     endpoint: resolvedEndpoint,
+    exporter,
     listener: {
       address,
       port,
@@ -271,6 +295,8 @@ export function resolveOptions(options: unknown): ResolvedProviderOptions {
       ? undefined
       : resolvePrometheus(options['prometheus']);
   const otlp = resolveOtlp(options['otlp']);
+  const views = viewsOption(options['views']);
+  const readers = readersOption(options['readers']);
   const legacyOptions = (
     cluster ? { ...legacy, cluster } : (legacy ?? {})
   ) as LegacyMetricsReaderOptions;
@@ -280,6 +306,8 @@ export function resolveOptions(options: unknown): ResolvedProviderOptions {
     legacy: legacyOptions,
     prometheus,
     otlp,
+    views,
+    readers,
     resource: resource as Resource | undefined,
   };
 }

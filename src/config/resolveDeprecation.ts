@@ -7,7 +7,6 @@
 import { expectedOneOf } from '../nameSuggestion';
 import { shorten } from '../optionValidation';
 import type {
-  BrownoutOptions,
   DeprecationOptions,
   ResolvedDeprecation,
 } from './deprecationOptions';
@@ -44,25 +43,21 @@ export const DEPRECATION_EXPECTED = {
   boolean: 'true or false',
 } as const;
 
+/** The keys in code, in the order options are written back. */
+const CAMEL_KEYS: readonly string[] = [
+  'since',
+  'sunset',
+  'successor',
+  'documentation',
+  'inBand',
+  'enforceSunset',
+  'brownouts',
+];
 const KEYS: Record<DeprecationKeyStyle, readonly string[]> = {
-  camel: [
-    'since',
-    'sunset',
-    'successor',
-    'documentation',
-    'inBand',
-    'enforceSunset',
-    'brownouts',
-  ],
-  snake: [
-    'since',
-    'sunset',
-    'successor',
-    'documentation',
-    'in_band',
-    'enforce_sunset',
-    'brownouts',
-  ],
+  camel: CAMEL_KEYS,
+  snake: CAMEL_KEYS.map(key =>
+    key.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
+  ),
 };
 const BROWNOUT_KEYS: readonly string[] = ['start', 'duration'];
 
@@ -104,14 +99,6 @@ export function resolveDeprecation(
       : undefined;
   if (known !== undefined) return known;
   const keys = KEYS[style];
-  const [, , , , inBandKey, enforceKey] = keys as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
   if (!isPlainObject(value)) {
     return fail({
       path: '',
@@ -131,8 +118,8 @@ export function resolveDeprecation(
   }
   const successor = url(value, 'successor', fail);
   const documentation = url(value, 'documentation', fail);
-  const inBand = flag(value, inBandKey, sunsetMs, fail);
-  const enforceSunset = flag(value, enforceKey, sunsetMs, fail);
+  const inBand = flag(value, keys[4]!, sunsetMs, fail);
+  const enforceSunset = flag(value, keys[5]!, sunsetMs, fail);
   const list = own(value, 'brownouts') ?? [];
   if (!Array.isArray(list)) {
     fail({
@@ -288,19 +275,10 @@ export function deprecationFromFile(
 }
 
 function fromSnake(plain: Record<string, unknown>): DeprecationOptions {
-  const options: DeprecationOptions = {
-    since: plain['since'] as string,
-  };
-  if (plain['sunset'] !== undefined) options.sunset = plain['sunset'] as string;
-  if (plain['successor'] !== undefined)
-    options.successor = plain['successor'] as string;
-  if (plain['documentation'] !== undefined)
-    options.documentation = plain['documentation'] as string;
-  if (plain['in_band'] !== undefined)
-    options.inBand = plain['in_band'] as boolean;
-  if (plain['enforce_sunset'] !== undefined)
-    options.enforceSunset = plain['enforce_sunset'] as boolean;
-  if (plain['brownouts'] !== undefined)
-    options.brownouts = plain['brownouts'] as BrownoutOptions[];
-  return options;
+  const options: Record<string, unknown> = {};
+  CAMEL_KEYS.forEach((key, index) => {
+    const value = plain[KEYS.snake[index]!];
+    if (value !== undefined || key === 'since') options[key] = value;
+  });
+  return options as unknown as DeprecationOptions;
 }

@@ -13,7 +13,7 @@ export { CONFIG_DEFAULTS, KNOWN_HANDLERS } from './config/types';
 export type {
   BrownoutOptions,
   DeprecationOptions,
-} from './config/deprecationConfig';
+} from './config/deprecationOptions';
 export type {
   HandlerGroupConfig,
   KnownHandler,
@@ -83,8 +83,8 @@ export type {
   LegacyMetricsServerOptions,
 } from './http/startLegacyMetricsServer';
 export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
-export { DEFAULT_LISTENER_TIMEOUTS } from './http/listen';
-export type { ListenerTimeouts } from './http/listen';
+export { DEFAULT_LISTENER_TIMEOUTS } from './config/types';
+export type { ListenerTimeouts } from './http/listenerSettings';
 export type {
   LegacyMetricsListeners,
   LegacyMetricsListenersOptions,

@@ -4,13 +4,11 @@
  * is an {@link InvalidOptionError} that names the option's full path (`prometheus.port`,
  * `listeners[1].handlerGroups[0].path`), what was found and what was expected.
  *
- * It also decides what counts as loopback, by address, and normalises URL prefixes.
+ * It also normalises URL prefixes. What counts as loopback is decided in `hostNames`; the
+ * "did you mean" of an unknown name in `nameSuggestion`.
  */
-import { BlockList, isIP } from 'node:net';
 import { InvalidOptionError } from './errors';
 import { expectedOneOf } from './nameSuggestion';
-
-export { expectedOneOf } from './nameSuggestion';
 
 /** What each common kind of option should have been. */
 export const EXPECTED_OPTION = Object.freeze({
@@ -61,14 +59,20 @@ export function invalidOption(
   expected: string
 ): never {
   throw new InvalidOptionError(
-    `${path === '' ? 'options' : path}: found ${describeValue(found)}, expected ${expected}`
+    `${path === '' ? 'options' : path}: found ${describeValue(found)}, expected ${expected}`,
+    { option: path, found, expected }
   );
 }
 
-/** Throws the error every entry point throws for an option it does not know. */
-export function unknownOption(path: string, expected: string): never {
+/** Throws the error every entry point throws for an option it does not know (`found` its value). */
+export function unknownOption(
+  path: string,
+  expected: string,
+  found?: unknown
+): never {
   throw new InvalidOptionError(
-    `${path}: found an unknown option, expected ${expected}`
+    `${path}: found an unknown option, expected ${expected}`,
+    { option: path, found, expected }
   );
 }
 
@@ -92,23 +96,21 @@ export function checkOptionObject(
   if (!isPlainObject(value)) invalidOption(path, value, expected);
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
-    unknownOption(optionPath(path, shorten(key)), expectedOneOf(key, known));
+    unknownOption(
+      optionPath(path, shorten(key)),
+      expectedOneOf(key, known),
+      value[key]
+    );
   }
 }
 
 /** An integer port, 0–65535, or `fallback` when left out. */
-export function portOption(path: string, value: unknown): number | undefined;
-export function portOption(
+export function portOption<F extends number | undefined = undefined>(
   path: string,
   value: unknown,
-  fallback: number
-): number;
-export function portOption(
-  path: string,
-  value: unknown,
-  fallback?: number
-): number | undefined {
-  if (value === undefined) return fallback;
+  fallback?: F
+): number | F {
+  if (value === undefined) return fallback as F;
   if (!isPort(value)) invalidOption(path, value, EXPECTED_OPTION.port);
   return value;
 }
@@ -124,42 +126,24 @@ export function isPort(value: unknown): value is number {
 }
 
 /** A positive safe integer, or `fallback` when left out. */
-export function positiveIntegerOption(
-  path: string,
-  value: unknown
-): number | undefined;
-export function positiveIntegerOption(
+export function positiveIntegerOption<F extends number | undefined = undefined>(
   path: string,
   value: unknown,
-  fallback: number
-): number;
-export function positiveIntegerOption(
-  path: string,
-  value: unknown,
-  fallback?: number
-): number | undefined {
-  if (value === undefined) return fallback;
+  fallback?: F
+): number | F {
+  if (value === undefined) return fallback as F;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
     invalidOption(path, value, EXPECTED_OPTION.positiveInteger);
   return value;
 }
 
 /** A non-empty string, or `fallback` when left out. */
-export function nonEmptyStringOption(
-  path: string,
-  value: unknown
-): string | undefined;
-export function nonEmptyStringOption(
+export function nonEmptyStringOption<F extends string | undefined = undefined>(
   path: string,
   value: unknown,
-  fallback: string
-): string;
-export function nonEmptyStringOption(
-  path: string,
-  value: unknown,
-  fallback?: string
-): string | undefined {
-  if (value === undefined) return fallback;
+  fallback?: F
+): string | F {
+  if (value === undefined) return fallback as F;
   if (typeof value !== 'string' || value === '')
     invalidOption(path, value, EXPECTED_OPTION.nonEmptyString);
   return value;
@@ -229,44 +213,4 @@ export function normalizePrefix(prefix: string): string {
   return prefix.length > 1 && prefix.endsWith('/')
     ? prefix.slice(0, -1)
     : prefix;
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-// IPv4-mapped IPv6 loopback: ::ffff:127.0.0.0/104.
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-
-/**
- * Whether an address is loopback: 127.0.0.0/8, ::1 (however written, `0:0:0:0:0:0:0:1`
- * included), ::ffff:127.0.0.0/104, or the name `localhost`. Anything else (host names,
- * `0.0.0.0`, `::`) may be reachable from other machines.
- */
-export function isLoopbackAddress(address: string): boolean {
-  if (address.toLowerCase() === 'localhost') return true;
-  const version = isIP(address);
-  if (version === 0) return false;
-  return LOOPBACK.check(address, version === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** The canonical name of every loopback Host. */
-export const LOOPBACK_HOST = 'localhost';
-
-/**
- * A Host header (or a handler's host setting) reduced to what routing compares: lowercased,
- * without port or IPv6 brackets, and every loopback name or address as `localhost`.
- */
-export function canonicalHost(host: string): string {
-  let name = host.trim().toLowerCase();
-  if (name.startsWith('[')) {
-    const end = name.indexOf(']');
-    name = end < 0 ? name : name.slice(1, end);
-  } else {
-    const colon = name.indexOf(':');
-    // More than one colon is a bare IPv6 address, which has no port.
-    if (colon >= 0 && name.indexOf(':', colon + 1) < 0)
-      name = name.slice(0, colon);
-  }
-  if (name.endsWith('.')) name = name.slice(0, -1);
-  return isLoopbackAddress(name) ? LOOPBACK_HOST : name;
 }

@@ -12,8 +12,9 @@ import {
   listenerAddress,
   METRICS_HANDLER,
   servesMetrics,
-} from '../http/startLegacyMetricsListeners';
-import { isLoopbackAddress, normalizePrefix } from '../optionValidation';
+} from '../http/listenerPlan';
+import { normalizePrefix } from '../optionValidation';
+import { isLoopbackAddress } from '../hostNames';
 import { STDIN_NAME, type CliCommand } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine } from './parseCommandLine';

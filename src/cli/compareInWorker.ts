@@ -6,7 +6,7 @@
  */
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { LegacyApiError } from '../errors';
+import { LegacyApiError, type LegacyApiErrorCode } from '../errors';
 import type { CompareProgress } from '../migrate/compareServers';
 import type { CompareRequest } from './compareRun';
 
@@ -53,7 +53,12 @@ export function compareInWorker(
           break;
         case 'failed':
           // Meant for a person: runCli prints it as one line, whatever its class was.
-          reject(new LegacyApiError(message.code, message.message));
+          reject(
+            new LegacyApiError(
+              message.code as LegacyApiErrorCode,
+              message.message
+            )
+          );
           break;
         case 'crashed':
           reject(

@@ -15,11 +15,7 @@ import {
   startLegacyMetricsListeners,
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
-import {
-  canonicalHost,
-  isLoopbackAddress,
-  LOOPBACK_HOST,
-} from '../optionValidation';
+import { canonicalHost, isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
 import type { CliCommand } from './cliCommand';

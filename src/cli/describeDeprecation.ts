@@ -1,8 +1,6 @@
-import {
-  formatInstant,
-  resolveDeprecation,
-  type DeprecationOptions,
-} from '../config/deprecationConfig';
+import type { DeprecationOptions } from '../config/deprecationOptions';
+import { formatInstant } from '../config/instants';
+import { resolveDeprecation } from '../config/resolveDeprecation';
 
 /**
  * The lines `check-config` and `demo` print for a handler group's deprecation: when it was

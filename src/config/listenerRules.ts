@@ -10,12 +10,6 @@ import { DEFAULT_LISTENER_TIMEOUTS, type ListenerConfig } from './types';
 
 import { EXPECTED_OPTION, isPort as isPortNumber } from '../optionValidation';
 
-export {
-  expectedOneOf,
-  MAX_RENDERED_LENGTH,
-  shorten,
-} from '../optionValidation';
-
 /** Why a `tls` / `ssl` setting on our listener is refused rather than ignored. */
 export const TLS_NOT_SUPPORTED =
   'TLS is not supported by this listener; terminate TLS in a reverse proxy';

@@ -3,41 +3,32 @@
  * `{listen, [...]}` term whose `{modules, [...]}` option lists a `service_api` module.
  * Other top-level terms and other listeners are left to the messaging server.
  */
-import type { Variant } from '../attributes';
-import { VARIANTS } from '../attributes';
-import { ConfigError } from '../errors';
-import { readTermDeprecation } from './deprecationConfig';
+import { readTermDeprecation } from './termDeprecation';
 import {
+  checkTimeouts,
   checkUniqueAddresses,
   checkUniqueGroups,
   EXPECTED,
-  expectedOneOf,
   ipVersionOf,
   isHost,
   isPath,
   isPort,
-  isPositiveCount,
-  shorten,
-  TLS_NOT_SUPPORTED,
   TIMEOUT_SETTINGS,
-  checkTimeouts,
 } from './listenerRules';
 import {
-  parseTerms,
+  placeOf,
   type ListNode,
   type TermNode,
-  type TermPosition,
   type TupleNode,
-} from './termParser';
-import { printAtom, renderTerm } from './termPrinter';
+} from './termNodes';
+import { parseTerms } from './termParser';
+import { isAtom, TermSettingsReader, valueOf } from './termSettings';
 import {
   CONFIG_DEFAULTS,
-  KNOWN_HANDLERS,
   type HandlerGroupConfig,
   type ListenerConfig,
 } from './types';
 
-/** The module atom of our handler group. */
 const SERVICE_API = 'service_api';
 const LISTENER_OPTIONS = [
   'num_acceptors',
@@ -68,9 +59,7 @@ export function readTermListeners(
   return new TermListenerReader(file).read(parseTerms(text, file));
 }
 
-class TermListenerReader {
-  constructor(private readonly _file: string) {}
-
+class TermListenerReader extends TermSettingsReader {
   read(terms: TermNode[]): ListenerConfig[] {
     let listen: TupleNode | undefined;
     for (const term of terms) {
@@ -229,71 +218,6 @@ class TermListenerReader {
     return Number(node.value);
   }
 
-  /**
-   * Reads a list of `{Name, Value}` options, allowing only `known` names, each once.
-   * @returns each option's tuple by name
-   * @param what how one option is described when it is not a pair
-   * @param within appended to an unknown option's name, e.g. ` in transport_options`
-   * @param refuseSsl whether `{ssl, ...}` gets the TLS explanation instead of "unknown option"
-   */
-  private _readOptions(
-    options: TermNode[],
-    known: readonly string[],
-    what: string,
-    within: string,
-    refuseSsl = false
-  ): Map<string, TupleNode> {
-    const found = new Map<string, TupleNode>();
-    for (const option of options) {
-      if (
-        option.kind !== 'tuple' ||
-        option.elements.length !== 2 ||
-        option.elements[0]!.kind !== 'atom'
-      ) {
-        this._fail(option, `for ${what}`, '{Name, Value}');
-      }
-      const name = (option.elements[0] as { value: string }).value;
-      if (name === 'ssl' && refuseSsl)
-        this._fail(option, '', `no TLS settings: ${TLS_NOT_SUPPORTED}`);
-      if (!known.includes(name)) {
-        this._failAt(
-          option,
-          `unknown option ${shorten(printAtom(name))}${within}`,
-          expectedOneOf(name, known)
-        );
-      }
-      const first = found.get(name);
-      if (first !== undefined)
-        this._failAt(
-          option,
-          `${name} a second time`,
-          `each option once (first at ${placeOf(first)})`
-        );
-      found.set(name, option);
-    }
-    return found;
-  }
-
-  private _count(
-    node: TermNode | undefined,
-    name: string,
-    fallback: number,
-    infinityAllowed: boolean
-  ): number {
-    if (node === undefined) return fallback;
-    if (infinityAllowed && isAtom(node, 'infinity')) return Infinity;
-    if (node.kind !== 'integer' || !isPositiveCount(node.value)) {
-      this._fail(
-        node,
-        `for ${name}`,
-        infinityAllowed
-          ? `${EXPECTED.positiveInteger} or infinity`
-          : EXPECTED.positiveInteger
-      );
-    }
-    return Number(node.value);
-  }
-
   private _readGroups(modules: ListNode): HandlerGroupConfig[] {
     const groups: HandlerGroupConfig[] = [];
     for (const entry of modules.elements) {
@@ -350,64 +274,6 @@ class TermListenerReader {
       place: placeOf(entry),
     };
   }
-
-  private _variant(node: TermNode | undefined): Variant {
-    if (node === undefined) return CONFIG_DEFAULTS.variant;
-    const variant =
-      node.kind === 'atom' ? VARIANTS.find(v => v === node.value) : undefined;
-    if (variant === undefined)
-      this._fail(node, 'for variant', expectedOneOf(nameOf(node), VARIANTS));
-    return variant;
-  }
-
-  private _handlers(node: TermNode | undefined): string[] {
-    if (node === undefined) return [...CONFIG_DEFAULTS.handlers];
-    if (node.kind !== 'list' || node.elements.length === 0)
-      this._fail(node, 'for handlers', 'a non-empty list of handler names');
-    const handlers: string[] = [];
-    for (const item of node.elements) {
-      if (
-        item.kind !== 'atom' ||
-        !(KNOWN_HANDLERS as readonly string[]).includes(item.value)
-      ) {
-        this._fail(
-          item,
-          'for a handler',
-          expectedOneOf(nameOf(item), KNOWN_HANDLERS)
-        );
-      }
-      if (handlers.includes(item.value))
-        this._failAt(item, `${item.value} a second time`, 'each handler once');
-      handlers.push(item.value);
-    }
-    return handlers;
-  }
-
-  /** `found <term> <context>, expected <expected>` at the node. */
-  private _fail(node: TermNode, context: string, expected: string): never {
-    return this._failAt(
-      node,
-      context === '' ? render(node) : `${render(node)} ${context}`,
-      expected
-    );
-  }
-
-  private _failAt(at: TermPosition, found: string, expected: string): never {
-    throw new ConfigError(
-      this._file,
-      placeOf(at),
-      `found ${found}, expected ${expected}`
-    );
-  }
-}
-
-/** The value of a `{Name, Value}` option. */
-function valueOf(option: TupleNode | undefined): TermNode | undefined {
-  return option?.elements[1];
-}
-
-function isAtom(node: TermNode | undefined, name: string): boolean {
-  return node?.kind === 'atom' && node.value === name;
 }
 
 /** Whether a `modules` entry is meant for us: it names service_api, or has no module. */
@@ -419,11 +285,6 @@ function mentionsServiceApi(entry: TermNode): boolean {
   );
 }
 
-/** The text of an atom or string, to look for a typo in; empty for other terms. */
-function nameOf(node: TermNode): string {
-  return node.kind === 'atom' || node.kind === 'string' ? node.value : '';
-}
-
 /** `{127,0,0,1}` or an 8-part IPv6 tuple as an address literal; undefined for anything else. */
 function ipTupleToString(tuple: TupleNode): string | undefined {
   const parts = tuple.elements.map(e => (e.kind === 'integer' ? e.value : -1n));
@@ -432,12 +293,4 @@ function ipTupleToString(tuple: TupleNode): string | undefined {
   if (parts.length === 8 && parts.every(p => p >= 0n && p <= 65535n))
     return parts.map(p => p.toString(16)).join(':');
   return undefined;
-}
-
-function placeOf(at: TermPosition): string {
-  return `line ${at.line}, column ${at.column}`;
-}
-
-function render(node: TermNode): string {
-  return renderTerm(node);
 }

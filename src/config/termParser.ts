@@ -3,84 +3,26 @@
  * configuration files: a sequence of terms, each ended by a full stop.
  */
 // Hand-written because no maintained npm package parses Erlang term files.
-import { ConfigError } from '../errors';
 import { shorten } from '../optionValidation';
+import { TermCursor } from './termCursor';
 import {
   ATOM_START,
-  CONTROL_LETTER,
-  describeCharacter,
   DIGIT,
   digitValue,
-  HEX_DIGITS,
   MAX_NUMBER_DIGITS,
-  NAME_CHARS,
-  OCTAL_DIGIT,
   parseBasedDigits,
   RESERVED_WORDS,
-  runLength,
-  SIMPLE_ESCAPES,
   VARIABLE_START,
   WHITESPACE,
 } from './termLexicon';
+import type {
+  AtomNode,
+  FloatNode,
+  IntegerNode,
+  TermNode,
+  TermPosition,
+} from './termNodes';
 import { TextChunks } from './textChunks';
-
-/** Where a node starts: 1-based line and column (columns count Unicode code points). */
-export interface TermPosition {
-  line: number;
-  column: number;
-}
-
-/** An atom, unquoted (`abc_def@x`) or quoted (`'Any atom'`). */
-export interface AtomNode extends TermPosition {
-  kind: 'atom';
-  value: string;
-}
-
-/** A string `"..."`; adjacent strings are concatenated as in Erlang. */
-export interface StringNode extends TermPosition {
-  kind: 'string';
-  value: string;
-}
-
-/** A binary made of string segments, `<<"...">>` or `<<"..."/utf8>>`. */
-export interface BinaryNode extends TermPosition {
-  kind: 'binary';
-  value: string;
-}
-
-/** An integer: decimal, `Base#Digits` or a character `$c`. */
-export interface IntegerNode extends TermPosition {
-  kind: 'integer';
-  value: bigint;
-}
-
-/** A float such as `1.5`, `-2.0e-3`. Always finite. */
-export interface FloatNode extends TermPosition {
-  kind: 'float';
-  value: number;
-}
-
-/** A tuple `{...}`. */
-export interface TupleNode extends TermPosition {
-  kind: 'tuple';
-  elements: TermNode[];
-}
-
-/** A proper list `[...]`. */
-export interface ListNode extends TermPosition {
-  kind: 'list';
-  elements: TermNode[];
-}
-
-/** Any term the parser accepts. */
-export type TermNode =
-  | AtomNode
-  | StringNode
-  | BinaryNode
-  | IntegerNode
-  | FloatNode
-  | TupleNode
-  | ListNode;
 
 /** How deeply tuples and lists may nest before the parser gives up. */
 export const MAX_TERM_DEPTH = 100;
@@ -96,16 +38,8 @@ export function parseTerms(text: string, file: string): TermNode[] {
   return new TermReader(text, file).readAll();
 }
 
-class TermReader {
-  private _index = 0;
-  private _line = 1;
-  private _column = 1;
+class TermReader extends TermCursor {
   private _depth = 0;
-
-  constructor(
-    private readonly _text: string,
-    private readonly _file: string
-  ) {}
 
   readAll(): TermNode[] {
     const terms: TermNode[] = [];
@@ -264,111 +198,6 @@ class TermReader {
     return value.toString();
   }
 
-  /** A quoted string or atom into `value`: each run of plain characters as one slice of the text. */
-  private _readQuoted(quote: string, what: string, value: TextChunks): void {
-    const opening = this._position();
-    this._advance();
-    for (;;) {
-      const from = this._index;
-      this._skipPlain(quote.charCodeAt(0));
-      if (this._index > from) value.push(this._text.slice(from, this._index));
-      const c = this._peek();
-      if (c === '') {
-        this._fail(
-          'end of file',
-          `${quote} to close the ${what} opened at line ${opening.line}, column ${opening.column}`
-        );
-      }
-      if (c === quote) {
-        this._advance();
-        return;
-      }
-      value.push(this._readEscape());
-    }
-  }
-
-  /** Moves past characters other than `quote` and `\`, counting lines and columns as {@link _advance} does. */
-  private _skipPlain(quote: number): void {
-    const text = this._text;
-    let i = this._index;
-    for (; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code === quote || code === 0x5c) break;
-      if (code === 10) {
-        this._line++;
-        this._column = 1;
-      } else if (!isLowSurrogateAfterHigh(text, i)) {
-        this._column++;
-      }
-    }
-    this._index = i;
-  }
-
-  /** `$c` or `$\n`: the character's code point. */
-  private _readCharacter(): bigint {
-    this._advance();
-    const c = this._peek();
-    if (c === '') this._fail('end of file', 'a character after $');
-    const character = c === '\\' ? this._readEscape() : this._advance();
-    return BigInt(character.codePointAt(0)!);
-  }
-
-  private _readEscape(): string {
-    const start = this._position();
-    this._advance();
-    const c = this._peek();
-    if (c === '') this._fail('end of file', 'an escape sequence after \\');
-    const simple = SIMPLE_ESCAPES[c];
-    if (simple !== undefined) {
-      this._advance();
-      return simple;
-    }
-    if (OCTAL_DIGIT.test(c)) {
-      let digits = '';
-      while (digits.length < 3 && OCTAL_DIGIT.test(this._peek()))
-        digits += this._advance();
-      return String.fromCodePoint(parseInt(digits, 8));
-    }
-    if (c === 'x') {
-      this._advance();
-      let digits: string;
-      if (this._peek() === '{') {
-        this._advance();
-        digits = this._take(runLength(HEX_DIGITS, this._text, this._index));
-        if (digits === '' || this._peek() !== '}')
-          this._fail(
-            this._describeHere(),
-            'hexadecimal digits and } in \\x{...}'
-          );
-        this._advance();
-      } else {
-        digits = this._take(
-          Math.min(2, runLength(HEX_DIGITS, this._text, this._index))
-        );
-        if (digits.length < 2)
-          this._fail(this._describeHere(), 'two hexadecimal digits after \\x');
-      }
-      const code = parseInt(digits, 16);
-      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-        this._failAt(start, `\\x{${shorten(digits)}}`, 'a Unicode code point');
-      }
-      return String.fromCodePoint(code);
-    }
-    if (c === '^') {
-      this._advance();
-      const letter = this._peek();
-      if (!CONTROL_LETTER.test(letter))
-        this._fail(this._describeHere(), 'a letter after \\^');
-      this._advance();
-      return String.fromCharCode(letter.charCodeAt(0) & 31);
-    }
-    return this._failAt(
-      start,
-      `\\${this._describeCharacterHere()}`,
-      'an escape sequence such as \\n, \\t, \\s, \\", \\\\ or \\x{41}'
-    );
-  }
-
   private _readNumber(start: TermPosition): IntegerNode | FloatNode {
     const digits = this._readDigits(10, 'a digit', start);
     if (this._peek() === '#') {
@@ -459,108 +288,6 @@ class TermReader {
       );
     return { kind: 'atom', value: name, ...start };
   }
-
-  private _readName(): string {
-    return this._take(runLength(NAME_CHARS, this._text, this._index));
-  }
-
-  /** Consumes the next `length` UTF-16 units, which hold no line break and no surrogate. */
-  private _take(length: number): string {
-    const taken = this._text.slice(this._index, this._index + length);
-    this._index += length;
-    this._column += length;
-    return taken;
-  }
-
-  private _skipSpace(): void {
-    for (;;) {
-      const c = this._peek();
-      if (c === '%') {
-        while (this._peek() !== '' && this._peek() !== '\n') this._advance();
-      } else if (c !== '' && WHITESPACE.test(c)) {
-        this._advance();
-      } else {
-        return;
-      }
-    }
-  }
-
-  /** The next UTF-16 unit (`offset` units ahead), or `''` at the end. */
-  private _peek(offset = 0): string {
-    return this._text.charAt(this._index + offset);
-  }
-
-  private _atEnd(): boolean {
-    return this._index >= this._text.length;
-  }
-
-  /** Consumes one code point and returns it. */
-  private _advance(): string {
-    const code = this._text.codePointAt(this._index)!;
-    const character = String.fromCodePoint(code);
-    this._index += character.length;
-    if (code === 10) {
-      this._line++;
-      this._column = 1;
-    } else {
-      this._column++;
-    }
-    return character;
-  }
-
-  private _position(): TermPosition {
-    return { line: this._line, column: this._column };
-  }
-
-  private _save(): [number, number, number] {
-    return [this._index, this._line, this._column];
-  }
-
-  private _restore([index, line, column]: [number, number, number]): void {
-    this._index = index;
-    this._line = line;
-    this._column = column;
-  }
-
-  private _describeHere(): string {
-    if (this._atEnd()) return 'end of file';
-    const c = String.fromCodePoint(this._text.codePointAt(this._index)!);
-    if (ATOM_START.test(c) || VARIABLE_START.test(c)) {
-      const saved = this._save();
-      const name = this._readName();
-      this._restore(saved);
-      return shorten(name);
-    }
-    return this._describeCharacterHere();
-  }
-
-  private _describeCharacterHere(): string {
-    return this._atEnd()
-      ? 'end of file'
-      : describeCharacter(
-          String.fromCodePoint(this._text.codePointAt(this._index)!)
-        );
-  }
-
-  private _fail(found: string, expected: string): never {
-    return this._failAt(this._position(), found, expected);
-  }
-
-  private _failAt(at: TermPosition, found: string, expected: string): never {
-    throw new ConfigError(
-      this._file,
-      `line ${at.line}, column ${at.column}`,
-      `found ${found}, expected ${expected}`
-    );
-  }
 }
 
 const UNDERSCORES = /_/g;
-
-/** Whether the unit at `i` is the second half of a surrogate pair, which {@link TermReader} columns do not count. */
-function isLowSurrogateAfterHigh(text: string, i: number): boolean {
-  const code = text.charCodeAt(i);
-  if (code < 0xdc00 || code > 0xdfff || i === 0) return false;
-  const before = text.charCodeAt(i - 1);
-  return before >= 0xd800 && before <= 0xdbff;
-}

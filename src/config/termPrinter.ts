@@ -4,7 +4,7 @@
  */
 import { MAX_RENDERED_LENGTH, shorten } from '../optionValidation';
 import { RESERVED_WORDS } from './termLexicon';
-import type { TermNode } from './termParser';
+import type { TermNode } from './termNodes';
 
 const UNQUOTED_ATOM = /^[a-z][A-Za-z0-9_@]*$/;
 

@@ -3,25 +3,25 @@
  * that have `[[listen.http.handlers.service_api]]` groups. Everything else in the file
  * is left to the messaging server.
  */
-import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import type { TomlTable, TomlValue } from 'smol-toml' with {
   'resolution-mode': 'import',
 };
 import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
-import { readTomlDeprecation } from './deprecationConfig';
+import { expectedOneOf } from '../nameSuggestion';
+import { shorten } from '../optionValidation';
+import { readTomlDeprecation } from './tomlDeprecation';
+import { isTable, parseToml, quoted, render } from './tomlValues';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
   EXPECTED,
-  expectedOneOf,
   ipVersionOf,
   isHost,
   isPath,
   isPort,
   isPositiveCount,
-  shorten,
   TLS_NOT_SUPPORTED,
   TIMEOUT_SETTINGS,
   checkTimeouts,
@@ -32,11 +32,6 @@ import {
   type HandlerGroupConfig,
   type ListenerConfig,
 } from './types';
-
-// smol-toml ships a CommonJS build (dist/index.cjs), but its types are declared for ESM
-// only, so a static import does not type-check in this CommonJS package.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-const { parse, TomlDate, TomlError } = require('smol-toml') as typeof SmolToml;
 
 /** Listener keys this package reads. */
 const LISTENER_KEYS = [
@@ -55,7 +50,6 @@ const TRANSPORT_KEYS = [
 ];
 const GROUP_KEYS = ['host', 'path', 'handlers', 'variant', 'deprecation'];
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
-const ERROR_PREFIX = /^Invalid TOML document: /;
 
 /**
  * Parses TOML text and returns our listeners in file order.
@@ -69,20 +63,6 @@ export function readTomlListeners(
   file: string
 ): ListenerConfig[] {
   return new TomlListenerReader(file).read(parseToml(text, file));
-}
-
-function parseToml(text: string, file: string): TomlTable {
-  try {
-    return parse(text, { integersAsBigInt: true });
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    const reason = error.message.split('\n', 1)[0]!.replace(ERROR_PREFIX, '');
-    throw new ConfigError(
-      file,
-      `line ${error.line}, column ${error.column}`,
-      `found invalid TOML (${reason}), expected valid TOML syntax`
-    );
-  }
 }
 
 class TomlListenerReader {
@@ -355,49 +335,7 @@ class TomlListenerReader {
   }
 }
 
-function isTable(value: TomlValue | undefined): value is TomlTable {
-  return (
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    !(value instanceof Date)
-  );
-}
-
 function hasServiceApi(listener: TomlTable): boolean {
   const handlers = listener['handlers'];
   return isTable(handlers) && handlers['service_api'] !== undefined;
-}
-
-function quoted(name: string): string {
-  return JSON.stringify(name);
-}
-
-/** A TOML value as JSON would show it (numbers in TOML spelling), or `nothing`. */
-function render(value: TomlValue | undefined): string {
-  return value === undefined ? 'nothing' : shorten(renderValue(value));
-}
-
-function renderValue(value: TomlValue): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'bigint':
-    case 'boolean':
-      return String(value);
-    case 'number':
-      if (Number.isNaN(value)) return 'nan';
-      if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
-      return Number.isInteger(value) && Math.abs(value) < 1e21
-        ? value.toFixed(1)
-        : String(value);
-    default:
-      if (value instanceof TomlDate) return value.toISOString();
-      if (Array.isArray(value)) return `[${value.map(renderValue).join(',')}]`;
-      if (isTable(value)) {
-        return `{${Object.entries(value)
-          .map(([key, item]) => `${JSON.stringify(key)}:${renderValue(item)}`)
-          .join(',')}}`;
-      }
-      return String(value);
-  }
 }

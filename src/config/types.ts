@@ -3,7 +3,7 @@
  * configuration file that carry the legacy metrics API handler group.
  */
 import type { Variant } from '../attributes';
-import type { DeprecationOptions } from './deprecationConfig';
+import type { DeprecationOptions } from './deprecationOptions';
 
 /** Names of the handlers a handler group may list. */
 export const KNOWN_HANDLERS = [

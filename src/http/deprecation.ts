@@ -5,14 +5,16 @@
  * options are read; a request costs a clock read and a comparison.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  DeprecationOptions,
+  ResolvedDeprecation,
+} from '../config/deprecationOptions';
+import { formatInstant } from '../config/instants';
 import {
   DEPRECATION_EXPECTED,
-  formatInstant,
   parseHttpUrl,
   resolveDeprecation,
-  type DeprecationOptions,
-  type ResolvedDeprecation,
-} from '../config/deprecationConfig';
+} from '../config/resolveDeprecation';
 import { invalidOption, optionPath, unknownOption } from '../optionValidation';
 import { negotiate } from './contentNegotiation';
 import { jsonSerializer } from '../snapshot/jsonSerializer';

@@ -5,10 +5,8 @@
  * finds the schedule in a new phase catches up at once, for a clock that stepped past a timer.
  */
 import type { FastifyInstance } from 'fastify';
-import {
-  formatInstant,
-  type ResolvedDeprecation,
-} from '../config/deprecationConfig';
+import type { ResolvedDeprecation } from '../config/deprecationOptions';
+import { formatInstant } from '../config/instants';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
 import { mergeWindows, type DeprecationPolicy } from './deprecation';
 

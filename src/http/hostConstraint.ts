@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import { canonicalHost } from '../optionValidation';
+import { canonicalHost } from '../hostNames';
 
 /** The constraint's name on a route: `constraints: { [LEGACY_HOST]: canonicalHost(host) }`. */
 export const LEGACY_HOST = 'legacyHost';

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Variant } from '../attributes';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import { legacyMetricsApi } from './legacyMetricsApi';
-import type { DeprecationOptions } from '../config/deprecationConfig';
+import type { DeprecationOptions } from '../config/deprecationOptions';
 import {
   defaultSuccessorOption,
   type LegacyApiDeprecationOptions,
 } from './deprecation';
-import { createListenerApp, type ListenerSettings } from './listen';
+import { createListenerApp } from './listen';
+import type { ListenerSettings } from './listenerSettings';
 import { optionPath } from '../optionValidation';
 import { usageOptions, type LegacyApiUsageOptions } from './usageTelemetry';
 

@@ -9,92 +9,15 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { DEFAULT_LISTENER_TIMEOUTS } from '../config/types';
+import type { ListenerSettings } from './listenerSettings';
 import { ListenError } from '../errors';
-import {
-  invalidOption,
-  isLoopbackAddress,
-  positiveIntegerOption,
-} from '../optionValidation';
+import { isLoopbackAddress } from '../hostNames';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { rawErrorResponse, sendError } from './errorResponse';
 
-/**
- * How long a client may take, in milliseconds. A request to a metrics endpoint is a few hundred
- * bytes, so these are seconds, not the minutes a general web server allows: a client that
- * trickles its headers or a body cannot hold a connection slot for longer.
- */
-export interface ListenerTimeouts {
-  /**
-   * The longest a whole request (headers and any body) may take to arrive; then 408 and close.
-   * @default 10000
-   */
-  requestTimeout?: number;
-  /**
-   * The longest the headers may take to arrive; then 408 and close. At most `requestTimeout`.
-   * @default 5000
-   */
-  headersTimeout?: number;
-  /**
-   * How long an idle keep-alive connection stays open for the next request.
-   * @default 5000
-   */
-  keepAliveTimeout?: number;
-}
-
-export { DEFAULT_LISTENER_TIMEOUTS };
-
-/** The keys of {@link ListenerTimeouts}, for option checks. */
-export const TIMEOUT_KEYS = Object.freeze(
-  Object.keys(DEFAULT_LISTENER_TIMEOUTS)
-) as readonly (keyof ListenerTimeouts)[];
-
 /** How often Node looks for requests past their timeouts: a fraction of the shortest one. */
 const TIMEOUT_CHECK_MS = 500;
-
-/** Validates timeouts given at `path` (each at `path.requestTimeout` …) and applies the defaults. */
-export function resolveTimeouts(
-  path: string,
-  given: Record<string, unknown>
-): Required<ListenerTimeouts> {
-  const at = (key: string): string => (path === '' ? key : `${path}.${key}`);
-  const timeouts = {
-    requestTimeout: positiveIntegerOption(
-      at('requestTimeout'),
-      given['requestTimeout'],
-      DEFAULT_LISTENER_TIMEOUTS.requestTimeout
-    ),
-    headersTimeout: positiveIntegerOption(
-      at('headersTimeout'),
-      given['headersTimeout'],
-      DEFAULT_LISTENER_TIMEOUTS.headersTimeout
-    ),
-    keepAliveTimeout: positiveIntegerOption(
-      at('keepAliveTimeout'),
-      given['keepAliveTimeout'],
-      DEFAULT_LISTENER_TIMEOUTS.keepAliveTimeout
-    ),
-  };
-  if (timeouts.headersTimeout > timeouts.requestTimeout) {
-    // Node refuses a headers timeout beyond the request timeout.
-    const explicit = given['headersTimeout'] !== undefined;
-    invalidOption(
-      at(explicit ? 'headersTimeout' : 'requestTimeout'),
-      explicit ? timeouts.headersTimeout : timeouts.requestTimeout,
-      explicit
-        ? `at most requestTimeout (${timeouts.requestTimeout})`
-        : `at least headersTimeout (${timeouts.headersTimeout})`
-    );
-  }
-  return timeouts;
-}
-
-/** How one listener behaves, once validated. */
-export interface ListenerSettings {
-  /** Connections beyond this are closed at once; `Infinity` for no cap. */
-  readonly maxConnections: number;
-  readonly timeouts: Required<ListenerTimeouts>;
-}
 
 /** WebDAV and other registered methods the original's router knew of: they get 501, not 404. */
 const EXTRA_METHODS = [
@@ -319,10 +242,10 @@ export async function listenApp(
     await app.listen({ port, host: address });
   } catch (error) {
     await app.close();
-    const reason =
-      (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const cause = error as NodeJS.ErrnoException;
     throw new ListenError(
-      `${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(address, port)}: ${reason}`
+      `${where === '' ? '' : `${where}: `}cannot listen on ${hostPort(address, port)}: ${cause.code ?? cause.message}`,
+      { address, port, cause }
     );
   }
   const bound = app.server.address();

@@ -4,46 +4,27 @@
  * that lists `service_api_metrics`.
  */
 import type { FastifyInstance } from 'fastify';
-import { isIP } from 'node:net';
-import { VARIANTS, type Variant } from '../attributes';
-import {
-  CONFIG_DEFAULTS,
-  type LegacyApiConfig,
-  type ListenerConfig,
-} from '../config/types';
+import type { Variant } from '../attributes';
+import type { LegacyApiConfig, ListenerConfig } from '../config/types';
 import {
   checkOptionObject,
-  EXPECTED_OPTION,
   invalidOption,
   isPlainObject,
   nonEmptyStringOption,
-  oneOfOption,
-  optionPath,
-  portOption,
-  prefixOption,
 } from '../optionValidation';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
+import type { LegacyApiDeprecationOptions } from './deprecation';
 import {
   checkSharedApiOptions,
   createLegacyMetricsApp,
   type SharedApiOptions,
 } from './legacyMetricsApp';
-import {
-  baseUrl,
-  listenApp,
-  resolveTimeouts,
-  TIMEOUT_KEYS,
-  type ListenerSettings,
-} from './listen';
-import type { DeprecationOptions } from '../config/deprecationConfig';
-import {
-  deprecationOption,
-  type LegacyApiDeprecationOptions,
-} from './deprecation';
+import { baseUrl, listenApp } from './listen';
+import { planListeners, type ListenerPlan } from './listenerPlan';
 import type { LegacyApiUsageOptions } from './usageTelemetry';
 
-/** The handler this package implements; a handler group without it serves nothing. */
-export const METRICS_HANDLER = 'service_api_metrics';
+const SHARED_OPTION_KEYS = ['defaultSuccessor', 'meterProvider', 'usage'];
+const CONFIG_KEYS = ['file', 'format', 'listeners'];
 
 /** Options of {@link startLegacyMetricsListeners}. */
 export interface LegacyMetricsListenersOptions
@@ -90,61 +71,6 @@ export interface LegacyMetricsListeners {
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
-
-/** One handler group to serve, validated. */
-export interface GroupPlan {
-  readonly path: string;
-  readonly variant: Variant;
-  readonly host: string;
-  readonly place: string;
-  /** How the group announces its end; validated when its plugin is registered. */
-  readonly deprecation?: DeprecationOptions;
-}
-
-/** One listener to start, validated: the common ground of the server and the configured listeners. */
-export interface ListenerPlan extends ListenerSettings {
-  readonly address: string;
-  readonly port: number;
-  readonly groups: readonly GroupPlan[];
-  /** Where the listener is defined, at the start of a ListenError's message; '' for none. */
-  readonly place: string;
-}
-
-/**
- * The address a listener binds: the file's `ip_address`, or loopback of its IP version. The
- * original bound every interface by default; the API has no authentication, so this does not.
- */
-export function listenerAddress(
-  listener: Pick<ListenerConfig, 'ipAddress' | 'ipVersion'>
-): string {
-  return listener.ipAddress ?? (listener.ipVersion === 6 ? '::1' : '127.0.0.1');
-}
-
-/** Whether a handler group serves anything here: only `service_api_metrics` is implemented. */
-export function servesMetrics(group: { handlers: readonly string[] }): boolean {
-  return group.handlers.includes(METRICS_HANDLER);
-}
-
-const LISTENER_KEYS = [
-  'port',
-  'ipAddress',
-  'ipVersion',
-  'numAcceptors',
-  'maxConnections',
-  'handlerGroups',
-  'place',
-  ...TIMEOUT_KEYS,
-];
-const GROUP_KEYS = [
-  'host',
-  'path',
-  'variant',
-  'handlers',
-  'place',
-  'deprecation',
-];
-const SHARED_OPTION_KEYS = ['defaultSuccessor', 'meterProvider', 'usage'];
-const CONFIG_KEYS = ['file', 'format', 'listeners'];
 
 /**
  * Starts one HTTP listener per entry of `config` (what {@link loadLegacyApiConfig} returns, or
@@ -200,99 +126,6 @@ function resolveConfig(
     config,
     'a configuration from loadLegacyApiConfig or an array of listener settings'
   );
-}
-
-/** Validates every listener, so that an invalid one is reported before any is bound. */
-function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
-  return listeners.map((listener, index) => {
-    const path = optionPath('listeners', index);
-    checkOptionObject(path, listener, LISTENER_KEYS);
-    const port = portOption(optionPath(path, 'port'), listener['port']);
-    if (port === undefined)
-      invalidOption(optionPath(path, 'port'), undefined, EXPECTED_OPTION.port);
-    const ipAddress = listener['ipAddress'];
-    if (
-      ipAddress !== undefined &&
-      (typeof ipAddress !== 'string' || isIP(ipAddress) === 0)
-    ) {
-      invalidOption(
-        optionPath(path, 'ipAddress'),
-        ipAddress,
-        'an IPv4 or IPv6 address'
-      );
-    }
-    const ipVersion = oneOfOption(
-      optionPath(path, 'ipVersion'),
-      listener['ipVersion'],
-      [4, 6] as const,
-      ipAddress === undefined ? 4 : (isIP(ipAddress) as 4 | 6)
-    );
-    const maxConnections =
-      listener['maxConnections'] ?? CONFIG_DEFAULTS.maxConnections;
-    if (
-      typeof maxConnections !== 'number' ||
-      !(maxConnections >= 1) ||
-      !(Number.isSafeInteger(maxConnections) || maxConnections === Infinity)
-    ) {
-      invalidOption(
-        optionPath(path, 'maxConnections'),
-        maxConnections,
-        'a positive integer or Infinity'
-      );
-    }
-    const groups = listener['handlerGroups'];
-    if (!Array.isArray(groups))
-      invalidOption(optionPath(path, 'handlerGroups'), groups, 'an array');
-    const place = listener['place'];
-    return {
-      address: listenerAddress({ ipAddress, ipVersion }),
-      port,
-      maxConnections,
-      timeouts: resolveTimeouts(path, listener),
-      groups: planGroups(groups, optionPath(path, 'handlerGroups')),
-      place: typeof place === 'string' ? place : path,
-    };
-  });
-}
-
-function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
-  const plans: GroupPlan[] = [];
-  groups.forEach((group, index) => {
-    const path = optionPath(base, index);
-    checkOptionObject(path, group, GROUP_KEYS);
-    const handlers = group['handlers'];
-    if (
-      !Array.isArray(handlers) ||
-      !handlers.every(name => typeof name === 'string')
-    )
-      invalidOption(
-        optionPath(path, 'handlers'),
-        handlers,
-        'an array of handler names'
-      );
-    const plan = {
-      path: prefixOption(optionPath(path, 'path'), group['path']),
-      variant: oneOfOption(
-        optionPath(path, 'variant'),
-        group['variant'],
-        VARIANTS,
-        CONFIG_DEFAULTS.variant
-      ),
-      host: nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
-      place: typeof group['place'] === 'string' ? group['place'] : path,
-      deprecation: group['deprecation'] as DeprecationOptions | undefined,
-    };
-    if (plan.deprecation !== undefined)
-      deprecationOption(optionPath(path, 'deprecation'), plan.deprecation);
-    if (plan.host === '')
-      invalidOption(
-        optionPath(path, 'host'),
-        undefined,
-        'a non-empty string ("_" for any host)'
-      );
-    if (servesMetrics({ handlers: handlers as string[] })) plans.push(plan);
-  });
-  return plans;
 }
 
 /**

@@ -3,25 +3,25 @@ import {
   checkOptionObject,
   EXPECTED_OPTION,
   invalidOption,
-  isLoopbackAddress,
-  LOOPBACK_HOST,
   nonEmptyStringOption,
   oneOfOption,
   portOption,
   prefixOption,
 } from '../optionValidation';
+import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import {
   deprecationOption,
   type LegacyApiDeprecationOptions,
 } from './deprecation';
 import { ANY_HOST } from './hostConstraint';
+import { baseUrl } from './listen';
 import {
-  baseUrl,
+  maxConnectionsOption,
   resolveTimeouts,
   TIMEOUT_KEYS,
   type ListenerTimeouts,
-} from './listen';
+} from './listenerSettings';
 import { checkSharedApiOptions } from './legacyMetricsApp';
 import { startListeners } from './startLegacyMetricsListeners';
 import type { LegacyApiUsageOptions } from './usageTelemetry';
@@ -129,18 +129,11 @@ export async function startLegacyMetricsServer(
     options.allowedHost,
     isLoopbackAddress(address) ? LOOPBACK_HOST : ANY_HOST
   );
-  const maxConnections =
-    options.maxConnections ?? DEFAULT_SERVER_OPTIONS.maxConnections;
-  if (
-    typeof maxConnections !== 'number' ||
-    !(maxConnections >= 1) ||
-    !(Number.isSafeInteger(maxConnections) || maxConnections === Infinity)
-  )
-    invalidOption(
-      'maxConnections',
-      maxConnections,
-      'a positive integer or Infinity'
-    );
+  const maxConnections = maxConnectionsOption(
+    'maxConnections',
+    options.maxConnections,
+    DEFAULT_SERVER_OPTIONS.maxConnections
+  );
   const group = {
     path: prefixOption('path', options.path, DEFAULT_SERVER_OPTIONS.path),
     variant: oneOfOption(

@@ -5,15 +5,14 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
   type IMetricReader,
+  type MeterProviderOptions,
 } from '@opentelemetry/sdk-metrics';
+import { InvalidOptionError } from '../errors';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
-import { resolveReaderOptions } from '../reader/options';
-import {
-  checkOptions,
-  type MeterProviderWithLegacyApiOptions,
-} from './options';
+import type { MeterProviderWithLegacyApiOptions } from './options';
 import { loadOptionalPeer } from './optionalPeer';
-import { createOtlpExporter, resolveOtlp } from './otlpFromEnvironment';
+import { createOtlpExporter } from './otlpExporter';
+import { resolveOptions } from './resolveOptions';
 import {
   createPrometheusExporter,
   servePrometheus,
@@ -27,6 +26,7 @@ export type {
   OtlpOptions,
   OtlpProtocol,
   PrometheusEndpointOptions,
+  PrometheusExporterOptions,
 } from './options';
 
 /** See {@link MeterProviderWithLegacyApi.legacyApiOptions}. */
@@ -68,6 +68,26 @@ export interface MeterProviderWithLegacyApi {
 }
 
 /**
+ * The provider, with the SDK's refusal of a reader (one bound to another provider) as an
+ * InvalidOptionError naming `readers`.
+ */
+function buildMeterProvider(options: MeterProviderOptions): MeterProvider {
+  try {
+    return new MeterProvider(options);
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new InvalidOptionError(
+      `readers: found a reader the SDK refuses (${reason}), expected readers bound to no other MeterProvider`,
+      {
+        option: 'readers',
+        found: options.readers,
+        expected: 'readers bound to no other MeterProvider',
+      }
+    );
+  }
+}
+
+/**
  * Builds a MeterProvider that feeds, from the same instruments and at the same time, the legacy
  * JSON API (a {@link LegacyMetricsReader}), the Prometheus exposition (the official
  * `@opentelemetry/exporter-prometheus`) and, when an endpoint is configured, OTLP to an
@@ -94,18 +114,16 @@ export interface MeterProviderWithLegacyApi {
 export async function createMeterProviderWithLegacyApi(
   options: MeterProviderWithLegacyApiOptions = {}
 ): Promise<MeterProviderWithLegacyApi> {
-  const checked = checkOptions(options);
-  // Checked here too, so that a reader option error names its full path (`legacy.windowMs`).
-  resolveReaderOptions(checked.legacy, 'legacy');
-  const otlp = resolveOtlp(checked.otlp);
+  const resolved = resolveOptions(options);
+  const otlp = resolved.otlp;
 
-  const legacyReader = new LegacyMetricsReader(checked.legacy);
+  const legacyReader = new LegacyMetricsReader(resolved.legacy);
   const limit = (type: InstrumentType): number =>
     legacyReader.selectCardinalityLimit(type);
   const prometheusExporter =
-    checked.prometheus === undefined
+    resolved.prometheus === undefined
       ? undefined
-      : createPrometheusExporter(limit);
+      : createPrometheusExporter(limit, resolved.prometheus.exporter);
   const otlpReader =
     otlp === undefined
       ? undefined
@@ -116,30 +134,32 @@ export async function createMeterProviderWithLegacyApi(
           cardinalityLimits: { default: limit(InstrumentType.COUNTER) },
         });
 
-  const readers: IMetricReader[] = [legacyReader];
+  // The caller's readers first: one the SDK refuses (bound to another provider) leaves ours unbound.
+  const readers: IMetricReader[] = [...resolved.readers, legacyReader];
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
   const { defaultResource, detectResources, envDetector } = loadOptionalPeer<
     typeof ResourcesModule
   >(
     '@opentelemetry/resources',
+    'resource',
     'the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES',
     'the version of your @opentelemetry/sdk-metrics (which installs it too)'
   );
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
-    .merge(checked.resource ?? null);
+    .merge(resolved.resource ?? null);
   // One recording per request of the legacy API's usage telemetry, whatever the readers.
-  const meterProvider = new MeterProvider({
+  const meterProvider = buildMeterProvider({
     resource,
     readers,
-    views: [...USAGE_VIEWS],
+    views: [...USAGE_VIEWS, ...resolved.views],
   });
 
   let endpoint: PrometheusEndpoint | undefined;
-  if (prometheusExporter !== undefined && checked.prometheus !== undefined) {
+  if (prometheusExporter !== undefined && resolved.prometheus !== undefined) {
     try {
-      endpoint = await servePrometheus(prometheusExporter, checked.prometheus);
+      endpoint = await servePrometheus(prometheusExporter, resolved.prometheus);
     } catch (error) {
       await meterProvider.shutdown();
       throw error;

@@ -11,6 +11,8 @@ const EXPORTER_VERSIONS =
  */
 export function loadOptionalPeer<T>(
   name: string,
+  /** The option that asks for it: `prometheus`, `otlp.protocol`, `resource`. */
+  option: string,
   neededFor: string,
   version = `${name}${EXPORTER_VERSIONS}`
 ): T {
@@ -22,7 +24,8 @@ export function loadOptionalPeer<T>(
     if (code !== 'MODULE_NOT_FOUND' || !String(message).includes(`'${name}'`))
       throw error;
     throw new InvalidOptionError(
-      `${neededFor} needs ${name}, which is not installed; install the version of your OpenTelemetry JS line: ${version}`
+      `${neededFor} needs ${name}, which is not installed; install the version of your OpenTelemetry JS line: ${version}`,
+      { option, found: undefined, expected: `${name} installed (${version})` }
     );
   }
 }

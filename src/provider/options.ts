@@ -1,29 +1,62 @@
 /**
- * The options of {@link createMeterProviderWithLegacyApi}, their defaults, and their validation
- * (through the shared option checks, before anything starts).
+ * The options of {@link createMeterProviderWithLegacyApi} and their defaults; `resolveOptions`
+ * validates them and applies the environment.
  */
 import type { Resource } from '@opentelemetry/resources';
+import type {
+  IMetricReader,
+  MetricProducer,
+  ViewOptions,
+} from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
-import type { ListenerTimeouts } from '../http/listen';
-import { TIMEOUT_KEYS } from '../http/listen';
-import {
-  booleanOption,
-  checkOptionObject,
-  invalidOption,
-  isPlainObject,
-  nonEmptyStringOption,
-  oneOfOption,
-  portOption,
-  positiveIntegerOption,
-} from '../optionValidation';
+import type { ListenerTimeouts } from '../http/listenerSettings';
 import type { LegacyMetricsReaderOptions } from '../reader/options';
+
+/**
+ * The Prometheus exporter's own options (its `ExporterConfig`), those that do not conflict with
+ * where this package serves the exposition (`endpoint`, `address`, `port` are ours; its server is
+ * never started).
+ */
+export interface PrometheusExporterOptions {
+  /**
+   * A prefix of every metric name, joined with `_`: `app` turns `requests` into `app_requests`.
+   * @default '' (no prefix)
+   */
+  prefix?: string;
+  /**
+   * Append the collection time to every sample.
+   * @default false
+   */
+  appendTimestamp?: boolean;
+  /**
+   * Resource attributes whose names match become constant labels of every metric, e.g. `/service_.+/`.
+   * @default undefined (none)
+   */
+  withResourceConstantLabels?: RegExp;
+  /**
+   * Leave the `otel_scope_*` labels out.
+   * @default false
+   */
+  withoutScopeInfo?: boolean;
+  /**
+   * Leave the `target_info` metric out.
+   * @default false
+   */
+  withoutTargetInfo?: boolean;
+  /**
+   * More sources of metrics for the exposition only (experimental in the exporter).
+   * @default undefined
+   */
+  metricProducers?: MetricProducer[];
+}
 
 /**
  * Where the Prometheus exporter is scraped: a listener of its own (`address`, `port`,
  * `endpoint`), or a route on a fastify app the caller owns (`app`, `endpoint`). A listener of
  * its own has the timeouts of every listener of this package (see {@link ListenerTimeouts}).
  */
-export interface PrometheusEndpointOptions extends ListenerTimeouts {
+export interface PrometheusEndpointOptions
+  extends ListenerTimeouts, PrometheusExporterOptions {
   /**
    * Serve the exposition as a `GET` route on this app instead of a listener of its own. The route is
    * added at once, so pass an app that is not ready yet; the caller listens on and closes the app.
@@ -124,6 +157,19 @@ export interface MeterProviderWithLegacyApiOptions {
    */
   otlp?: OtlpOptions;
   /**
+   * Views of the SDK, applied to every reader: the legacy API, Prometheus, OTLP and `readers`.
+   * A view that renames an instrument renames it everywhere. Each is checked by the SDK at once.
+   * @default [] (beside the legacy API's own usage telemetry views)
+   */
+  views?: ViewOptions[];
+  /**
+   * More readers of the same instruments, e.g. a `PeriodicExportingMetricReader` with an exporter
+   * of your own. Each must be bound to no other MeterProvider; the provider built owns them:
+   * `forceFlush` and `shutdown` reach them too.
+   * @default []
+   */
+  readers?: IMetricReader[];
+  /**
    * Merged over the resource read from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`
    * (its attributes win).
    * @default undefined
@@ -146,194 +192,8 @@ export const DEFAULT_METER_PROVIDER_OPTIONS = Object.freeze({
   }),
 });
 
-/** The Prometheus options as given, checked; the environment and defaults are applied later. */
-export interface CheckedPrometheus {
-  readonly app: FastifyInstance | undefined;
-  readonly address: string | undefined;
-  readonly port: number | undefined;
-  readonly allowedHost: string | undefined;
-  readonly endpoint: string;
-  readonly given: Record<string, unknown>;
-}
-
-/** The OTLP options as given, checked. */
-export interface CheckedOtlp {
-  readonly enabled: boolean | 'auto';
-  readonly url: string | undefined;
-  readonly protocol: OtlpProtocol | undefined;
-  readonly exportIntervalMillis: number | undefined;
-  readonly exportTimeoutMillis: number | undefined;
-}
-
-/** Every option, checked. */
-export interface CheckedOptions {
-  readonly legacy: LegacyMetricsReaderOptions;
-  readonly prometheus: CheckedPrometheus | undefined;
-  readonly otlp: CheckedOtlp;
-  readonly resource: Resource | undefined;
-}
-
-const OPTION_KEYS = ['legacy', 'prometheus', 'otlp', 'resource', 'cluster'];
-const PROMETHEUS_KEYS = [
-  'app',
-  'address',
-  'host',
-  'port',
-  'allowedHost',
-  'endpoint',
-  ...TIMEOUT_KEYS,
-];
-/** Settings of a listener of its own, which a mounted route cannot have. */
-const LISTENER_ONLY_KEYS = [
-  'address',
-  'host',
-  'port',
-  'allowedHost',
-  ...TIMEOUT_KEYS,
-];
-const OTLP_KEYS = [
-  'enabled',
-  'url',
-  'protocol',
-  'exportIntervalMillis',
-  'exportTimeoutMillis',
-];
 /** The protocols the OTLP options and environment may name. */
 export const PROTOCOLS: readonly OtlpProtocol[] = [
   'http/protobuf',
   'http/json',
 ];
-const QUERY = /[?#]/;
-
-function checkPrometheus(value: unknown): CheckedPrometheus | undefined {
-  if (value === false) return undefined;
-  const given = value ?? {};
-  checkOptionObject('prometheus', given, PROMETHEUS_KEYS, 'an object or false');
-  const { app, endpoint } = given;
-  if (app !== undefined) {
-    if (typeof (app as { route?: unknown } | null)?.route !== 'function')
-      invalidOption('prometheus.app', app, 'a fastify instance');
-    for (const key of LISTENER_ONLY_KEYS) {
-      if (given[key] !== undefined) {
-        invalidOption(
-          `prometheus.${key}`,
-          given[key],
-          "nothing beside prometheus.app: the app's own listener serves the route"
-        );
-      }
-    }
-  }
-  if (given['address'] !== undefined && given['host'] !== undefined) {
-    invalidOption(
-      'prometheus.host',
-      given['host'],
-      'nothing beside prometheus.address (host is the deprecated name of address)'
-    );
-  }
-  const addressKey =
-    given['address'] === undefined && given['host'] !== undefined
-      ? 'host'
-      : 'address';
-  if (
-    endpoint !== undefined &&
-    (typeof endpoint !== 'string' ||
-      !endpoint.startsWith('/') ||
-      QUERY.test(endpoint))
-  ) {
-    invalidOption('prometheus.endpoint', endpoint, 'a path starting with "/"');
-  }
-  return {
-    app: app as FastifyInstance | undefined,
-    address: nonEmptyStringOption(
-      `prometheus.${addressKey}`,
-      given['address'] ?? given['host']
-    ),
-    port: portOption('prometheus.port', given['port']),
-    allowedHost: nonEmptyStringOption(
-      'prometheus.allowedHost',
-      given['allowedHost']
-    ),
-    endpoint:
-      (endpoint as string | undefined) ??
-      DEFAULT_METER_PROVIDER_OPTIONS.prometheus.endpoint,
-    given,
-  };
-}
-
-function checkOtlp(value: unknown): CheckedOtlp {
-  if (value !== undefined && !isPlainObject(value)) {
-    const hint =
-      typeof value === 'boolean' ? ` such as { enabled: ${value} }` : '';
-    invalidOption('otlp', value, `an object${hint}`);
-  }
-  const given = value ?? {};
-  checkOptionObject('otlp', given, OTLP_KEYS);
-  const { url } = given;
-  if (url !== undefined && (typeof url !== 'string' || !URL.canParse(url)))
-    invalidOption('otlp.url', url, 'an absolute URL');
-  const interval = positiveIntegerOption(
-    'otlp.exportIntervalMillis',
-    given['exportIntervalMillis']
-  );
-  const timeout = positiveIntegerOption(
-    'otlp.exportTimeoutMillis',
-    given['exportTimeoutMillis']
-  );
-  if (interval !== undefined && timeout !== undefined && timeout > interval) {
-    invalidOption(
-      'otlp.exportTimeoutMillis',
-      timeout,
-      `at most otlp.exportIntervalMillis (${interval})`
-    );
-  }
-  return {
-    enabled: oneOfOption(
-      'otlp.enabled',
-      given['enabled'],
-      [true, false, 'auto'] as const,
-      DEFAULT_METER_PROVIDER_OPTIONS.otlp.enabled
-    ),
-    url: url as string | undefined,
-    protocol:
-      given['protocol'] === undefined
-        ? undefined
-        : oneOfOption(
-            'otlp.protocol',
-            given['protocol'],
-            PROTOCOLS,
-            'http/protobuf'
-          ),
-    exportIntervalMillis: interval,
-    exportTimeoutMillis: timeout,
-  };
-}
-
-/** Checks every option, before anything is built; never writes into `options`. */
-export function checkOptions(options: unknown): CheckedOptions {
-  checkOptionObject('', options, OPTION_KEYS);
-  const { legacy, resource } = options;
-  if (legacy !== undefined && !isPlainObject(legacy))
-    invalidOption('legacy', legacy, 'an object of LegacyMetricsReader options');
-  if (
-    resource !== undefined &&
-    !(isPlainObject(resource) && typeof resource['merge'] === 'function')
-  ) {
-    invalidOption(
-      'resource',
-      resource,
-      'a Resource from @opentelemetry/resources'
-    );
-  }
-  const cluster = booleanOption('cluster', options['cluster'], false);
-  return {
-    legacy: (cluster
-      ? { ...legacy, cluster }
-      : (legacy ?? {})) as LegacyMetricsReaderOptions,
-    prometheus:
-      cluster && options['prometheus'] === undefined
-        ? undefined
-        : checkPrometheus(options['prometheus']),
-    otlp: checkOtlp(options['otlp']),
-    resource: resource as Resource | undefined,
-  };
-}

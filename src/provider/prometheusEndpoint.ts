@@ -4,32 +4,17 @@
  * through the same listen path as the legacy API's listeners (bound address, ListenError,
  * exposure warning, timeouts, Host check, error shapes).
  */
-import { diag } from '@opentelemetry/api';
 import type * as PrometheusModule from '@opentelemetry/exporter-prometheus';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { InstrumentType } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidOptionError } from '../errors';
 import { sendError } from '../http/errorResponse';
-import { ANY_HOST, hostConstraints } from '../http/hostConstraint';
-import {
-  baseUrl,
-  createListenerApp,
-  listenApp,
-  resolveTimeouts,
-} from '../http/listen';
-import {
-  EXPECTED_OPTION,
-  isLoopbackAddress,
-  isPort,
-  LOOPBACK_HOST,
-} from '../optionValidation';
+import { hostConstraints } from '../http/hostConstraint';
+import { baseUrl, createListenerApp, listenApp } from '../http/listen';
 import { loadOptionalPeer } from './optionalPeer';
-import { fromEnv } from './otlpFromEnvironment';
-import {
-  DEFAULT_METER_PROVIDER_OPTIONS,
-  type CheckedPrometheus,
-} from './options';
+import type { PrometheusExporterOptions } from './options';
+import type { ResolvedPrometheus } from './resolveOptions';
 
 /** The methods the exposition answers. */
 const EXPOSITION_METHODS = 'GET, HEAD';
@@ -41,16 +26,18 @@ const EXPOSITION_METHODS = 'GET, HEAD';
  * optional peer, so the subclass is made once it is loaded.
  */
 export function createPrometheusExporter(
-  limit: (type: InstrumentType) => number
+  limit: (type: InstrumentType) => number,
+  options: PrometheusExporterOptions
 ): PrometheusExporter {
   const { PrometheusExporter } = loadOptionalPeer<typeof PrometheusModule>(
     '@opentelemetry/exporter-prometheus',
+    'prometheus',
     'prometheus (on unless `prometheus: false`)'
   );
   class PrometheusExporterWithLimit extends PrometheusExporter {
     constructor() {
       // Serving is done here: the exporter's own server reads port 0 as 9464 and cannot say what it bound.
-      super({ preventServerStart: true });
+      super({ ...options, preventServerStart: true });
     }
 
     override selectCardinalityLimit(instrumentType: InstrumentType): number {
@@ -69,37 +56,6 @@ export interface PrometheusEndpoint {
 }
 
 /**
- * The address and port of a listener of its own: the options, else `OTEL_EXPORTER_PROMETHEUS_HOST`
- * and `OTEL_EXPORTER_PROMETHEUS_PORT` (the specification's variables), else the defaults. An
- * invalid port in the environment is ignored with a warning, as the specification asks.
- */
-export function prometheusAddress(prometheus: CheckedPrometheus): {
-  address: string;
-  port: number;
-} {
-  const defaults = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
-  let port = prometheus.port;
-  if (port === undefined) {
-    const raw = fromEnv('OTEL_EXPORTER_PROMETHEUS_PORT');
-    if (raw !== undefined) {
-      const value = Number(raw);
-      if (isPort(value)) port = value;
-      else
-        diag.warn(
-          `OTEL_EXPORTER_PROMETHEUS_PORT must be ${EXPECTED_OPTION.port} (got ${JSON.stringify(raw)}); using the default`
-        );
-    }
-  }
-  return {
-    address:
-      prometheus.address ??
-      fromEnv('OTEL_EXPORTER_PROMETHEUS_HOST') ??
-      defaults.address,
-    port: port ?? defaults.port,
-  };
-}
-
-/**
  * Serves the exposition as the options say. A mounted route is added at once; a listener of
  * its own is bound before this resolves.
  * @throws InvalidOptionError when the caller's app cannot take the route
@@ -107,7 +63,7 @@ export function prometheusAddress(prometheus: CheckedPrometheus): {
  */
 export async function servePrometheus(
   exporter: PrometheusExporter,
-  prometheus: CheckedPrometheus
+  prometheus: ResolvedPrometheus
 ): Promise<PrometheusEndpoint> {
   let stopped = false;
   const handler = (request: FastifyRequest, reply: FastifyReply): void => {
@@ -139,7 +95,12 @@ export async function servePrometheus(
       });
     } catch (error) {
       throw new InvalidOptionError(
-        `prometheus.app: cannot take the route ${prometheus.endpoint} (${(error as Error).message})`
+        `prometheus.app: cannot take the route ${prometheus.endpoint} (${(error as Error).message})`,
+        {
+          option: 'prometheus.app',
+          found: prometheus.app,
+          expected: `a fastify app that can take the route ${prometheus.endpoint}`,
+        }
       );
     }
     return {
@@ -151,14 +112,11 @@ export async function servePrometheus(
     };
   }
 
-  const { address, port } = prometheusAddress(prometheus);
+  const { address, port, allowedHost, timeouts } = prometheus.listener;
   const app: FastifyInstance = createListenerApp({
     maxConnections: Infinity,
-    timeouts: resolveTimeouts('prometheus', prometheus.given),
+    timeouts,
   });
-  const allowedHost =
-    prometheus.allowedHost ??
-    (isLoopbackAddress(address) ? LOOPBACK_HOST : ANY_HOST);
   app.route({
     method: app.supportedMethods,
     url: prometheus.endpoint,

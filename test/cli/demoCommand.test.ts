@@ -9,7 +9,6 @@ import {
 } from '../../src/cli/demoCommand';
 import {
   ConfigError,
-  ListenError,
   parseLegacyApiConfig,
   type LegacyApiConfig,
 } from '../../src';
@@ -251,9 +250,11 @@ describe('startDemo', () => {
           out: () => undefined,
         })
       ).rejects.toThrow(
-        new ListenError(
-          `prometheus: cannot listen on 127.0.0.1:${portOf(blocker)}: EADDRINUSE`
-        )
+        expect.objectContaining({
+          name: 'ListenError',
+          message: `prometheus: cannot listen on 127.0.0.1:${portOf(blocker)}: EADDRINUSE`,
+          cause: expect.objectContaining({ code: 'EADDRINUSE' }),
+        })
       );
       const again = createServer();
       await new Promise<void>((done, fail) =>

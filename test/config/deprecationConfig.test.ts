@@ -3,7 +3,7 @@ import {
   formatInstant,
   parseDuration,
   parseInstant,
-} from '../../src/config/deprecationConfig';
+} from '../../src/config/instants';
 import { expectConfigError } from './expectConfigError';
 
 /** A TOML file with one listener and one handler group, followed by `extra` inside the group. */

@@ -1,13 +1,12 @@
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
-  expectedOneOf,
   ipVersionOf,
   isPort,
   isPositiveCount,
-  MAX_RENDERED_LENGTH,
-  shorten,
 } from '../../src/config/listenerRules';
+import { expectedOneOf } from '../../src/nameSuggestion';
+import { MAX_RENDERED_LENGTH, shorten } from '../../src/optionValidation';
 import type { ListenerConfig } from '../../src/config/types';
 import { expectConfigError } from './expectConfigError';
 

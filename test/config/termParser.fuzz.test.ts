@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseLegacyApiConfig } from '../../src/config/loadLegacyApiConfig';
-import { parseTerms, type TermNode } from '../../src/config/termParser';
+import type { TermNode } from '../../src/config/termNodes';
+import { parseTerms } from '../../src/config/termParser';
 import { printTerm } from '../../src/config/termPrinter';
 import { ConfigError } from '../../src/errors';
 

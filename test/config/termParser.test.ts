@@ -1,11 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { MAX_NUMBER_DIGITS } from '../../src/config/termLexicon';
-import {
-  MAX_TERM_DEPTH,
-  parseTerms,
-  type TermNode,
-} from '../../src/config/termParser';
+import type { TermNode } from '../../src/config/termNodes';
+import { MAX_TERM_DEPTH, parseTerms } from '../../src/config/termParser';
 import { expectConfigError } from './expectConfigError';
 
 /** The only term of `text`. */

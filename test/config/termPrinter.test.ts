@@ -1,4 +1,4 @@
-import type { TermNode } from '../../src/config/termParser';
+import type { TermNode } from '../../src/config/termNodes';
 import { printAtom, printTerm, renderTerm } from '../../src/config/termPrinter';
 
 const at = { line: 1, column: 1 };

@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   InvalidOptionError,
-  ListenError,
   parseLegacyApiConfig,
   startLegacyMetricsListeners,
   type LegacyMetricsListeners,
@@ -399,16 +398,20 @@ describe('startLegacyMetricsListeners', () => {
           file: 'examples/server.toml',
         })
       ).rejects.toThrow(
-        new ListenError(
-          `examples/server.toml: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
-        )
+        expect.objectContaining({
+          name: 'ListenError',
+          message: `examples/server.toml: listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`,
+          cause: expect.objectContaining({ code: 'EADDRINUSE' }),
+        })
       );
       await expect(
         startLegacyMetricsListeners(rig.reader, [{ ...listener!, port }])
       ).rejects.toThrow(
-        new ListenError(
-          `listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`
-        )
+        expect.objectContaining({
+          name: 'ListenError',
+          message: `listen.http[0]: cannot listen on 127.0.0.1:${port}: EADDRINUSE`,
+          cause: expect.objectContaining({ code: 'EADDRINUSE' }),
+        })
       );
     } finally {
       await closeServer(blocker);

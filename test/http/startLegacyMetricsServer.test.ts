@@ -3,7 +3,6 @@ import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import {
   InvalidOptionError,
-  ListenError,
   startLegacyMetricsServer,
   type LegacyMetricsServer,
 } from '../../src';
@@ -119,7 +118,11 @@ describe('startLegacyMetricsServer', () => {
       await expect(
         startLegacyMetricsServer(rig.reader, { port })
       ).rejects.toThrow(
-        new ListenError(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`)
+        expect.objectContaining({
+          name: 'ListenError',
+          message: `cannot listen on 127.0.0.1:${port}: EADDRINUSE`,
+          cause: expect.objectContaining({ code: 'EADDRINUSE' }),
+        })
       );
     } finally {
       await new Promise(resolve => blocker.close(resolve));

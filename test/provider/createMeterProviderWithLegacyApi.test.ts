@@ -5,12 +5,23 @@ import {
   type DiagLogger,
 } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InstrumentType } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  InstrumentType,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
-import { prometheusAddress } from '../../src/provider/prometheusEndpoint';
+import { resolveOptions } from '../../src/provider/resolveOptions';
 import { createServer, type Server } from 'node:net';
-import { InvalidOptionError, ListenError } from '../../src';
+import {
+  InvalidOptionError,
+  ListenError,
+  startLegacyMetricsServer,
+  type LegacyMetricsServer,
+} from '../../src';
 import {
   createMeterProviderWithLegacyApi,
   DEFAULT_METER_PROVIDER_OPTIONS,
@@ -112,12 +123,12 @@ describe('createMeterProviderWithLegacyApi', () => {
       [
         'an unknown key',
         { prometheous: {} },
-        'prometheous: found an unknown option, expected one of legacy, prometheus, otlp, resource, cluster (did you mean prometheus?)',
+        'prometheous: found an unknown option, expected one of legacy, prometheus, otlp, views, readers, resource, cluster (did you mean prometheus?)',
       ],
       [
         'an unknown Prometheus key',
         { prometheus: { path: '/x' } },
-        'prometheus.path: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout',
+        'prometheus.path: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout, prefix, appendTimestamp, withResourceConstantLabels, withoutScopeInfo, withoutTargetInfo, metricProducers',
       ],
       [
         'prometheus: true',
@@ -409,16 +420,10 @@ describe('createMeterProviderWithLegacyApi', () => {
     it('should warn about an invalid OTEL_EXPORTER_PROMETHEUS_PORT and use the default', () => {
       const logged = warnings();
       process.env.OTEL_EXPORTER_PROMETHEUS_PORT = 'ninety';
-      expect(
-        prometheusAddress({
-          app: undefined,
-          address: undefined,
-          port: undefined,
-          allowedHost: undefined,
-          endpoint: '/metrics',
-          given: {},
-        })
-      ).toEqual({ address: '127.0.0.1', port: 9464 });
+      expect(resolveOptions({}).prometheus?.listener).toMatchObject({
+        address: '127.0.0.1',
+        port: 9464,
+      });
       expect(logged).toContain(
         'OTEL_EXPORTER_PROMETHEUS_PORT must be an integer from 0 to 65535 (got "ninety"); using the default'
       );
@@ -450,7 +455,7 @@ describe('createMeterProviderWithLegacyApi', () => {
       [
         'an unknown key',
         { hots: 'x' },
-        'prometheus.hots: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout (did you mean host?)',
+        'prometheus.hots: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout, prefix, appendTimestamp, withResourceConstantLabels, withoutScopeInfo, withoutTargetInfo, metricProducers (did you mean host?)',
       ],
       [
         'a bad timeout',
@@ -523,6 +528,141 @@ describe('createMeterProviderWithLegacyApi', () => {
       expect(built.prometheusExporter).toBeUndefined();
       expect(built.prometheusUrl).toBeUndefined();
     });
+  });
+});
+
+describe('createMeterProviderWithLegacyApi SDK options', () => {
+  let server: LegacyMetricsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it.each<[string, MeterProviderWithLegacyApiOptions, string]>([
+    [
+      'views that are no array',
+      { views: {} as never },
+      'views: found an object, expected an array of view options',
+    ],
+    [
+      'a view with an unknown field',
+      { views: [{ instrumentNme: 'x' } as never] },
+      'views[0].instrumentNme: found an unknown option, expected one of name, description, attributesProcessors, aggregation, aggregationCardinalityLimit, instrumentType, instrumentName, instrumentUnit, meterName, meterVersion, meterSchemaUrl (did you mean instrumentName?)',
+    ],
+    [
+      'a view the SDK refuses',
+      { views: [{ name: 'renamed', instrumentName: 'requests*' }] },
+      'views[0]: found an object, expected a view the SDK accepts (Views with a specified name must be declared with an instrument selector that selects at most one instrument per meter.)',
+    ],
+    [
+      'a reader that is no reader',
+      { readers: [{ collect: 1 } as never] },
+      'readers[0]: found an object, expected a metric reader, such as a PeriodicExportingMetricReader',
+    ],
+    [
+      'a Prometheus prefix that is no string',
+      { prometheus: { ...LOOPBACK_ANY_PORT, prefix: 5 as never } },
+      'prometheus.prefix: found 5, expected a string',
+    ],
+    [
+      'resource labels that are no RegExp',
+      {
+        prometheus: {
+          ...LOOPBACK_ANY_PORT,
+          withResourceConstantLabels: 'service_.+' as never,
+        },
+      },
+      'prometheus.withResourceConstantLabels: found "service_.+", expected a RegExp such as /service_.+/',
+    ],
+    [
+      'withoutTargetInfo that is no boolean',
+      { prometheus: { ...LOOPBACK_ANY_PORT, withoutTargetInfo: 1 as never } },
+      'prometheus.withoutTargetInfo: found 1, expected a boolean',
+    ],
+  ])('should reject %s, naming it', async (_case, options, message) => {
+    await expect(build(options)).rejects.toThrow(
+      new InvalidOptionError(message)
+    );
+  });
+
+  it('should reject the same reader twice and a reader bound to another provider', async () => {
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+      exportIntervalMillis: 60_000,
+    });
+    await expect(build({ readers: [reader, reader] })).rejects.toThrow(
+      new InvalidOptionError(
+        'readers[1]: found an object, expected each reader once (the same as readers[0])'
+      )
+    );
+    const other = new MeterProvider({ readers: [reader] });
+    await expect(build({ readers: [reader] })).rejects.toThrow(
+      new InvalidOptionError(
+        'readers: found a reader the SDK refuses (MetricReader can not be bound to a MeterProvider again.), expected readers bound to no other MeterProvider'
+      )
+    );
+    await other.shutdown();
+  });
+
+  it('should apply a view to the legacy API, the Prometheus endpoint and an extra reader', async () => {
+    const exporter = new InMemoryMetricExporter(
+      AggregationTemporality.CUMULATIVE
+    );
+    const extra = new PeriodicExportingMetricReader({
+      exporter,
+      exportIntervalMillis: 60_000,
+    });
+    const built = await build({
+      legacy: { hostTypes: ['localhost'] },
+      views: [{ instrumentName: 'requests', name: 'xmppMessageSent' }],
+      readers: [extra],
+    });
+    built.meterProvider
+      .getMeter('test')
+      .createCounter('requests', { valueType: ValueType.INT })
+      .add(3, { host_type: 'localhost' });
+    await built.forceFlush();
+
+    server = await startLegacyMetricsServer(built.legacyReader, { port: 0 });
+    const legacy = await fetch(
+      `${server.url}/api/metrics/host_type/localhost/xmppMessageSent`
+    );
+    expect(legacy.status).toBe(200);
+    expect(await legacy.json()).toMatchObject({
+      metric: { count: 3 },
+    });
+    const exposition = await (await fetch(built.prometheusUrl!)).text();
+    expect(exposition).toMatch(
+      /^xmppMessageSent_total\{host_type="localhost",[^}]*\} 3$/m
+    );
+    expect(exposition).not.toMatch(/^requests_total/m);
+    const exported = exporter
+      .getMetrics()
+      .flatMap(resource => resource.scopeMetrics)
+      .flatMap(scope => scope.metrics);
+    const metric = exported.find(m => m.descriptor.name === 'xmppMessageSent');
+    expect(metric?.dataPoints.map(point => point.value)).toEqual([3]);
+  });
+
+  it("should pass the exporter's own options to the Prometheus exporter", async () => {
+    const built = await build({
+      prometheus: {
+        ...LOOPBACK_ANY_PORT,
+        prefix: 'app',
+        withoutTargetInfo: true,
+        withoutScopeInfo: true,
+      },
+    });
+    built.meterProvider
+      .getMeter('test')
+      .createCounter('xmppMessageSent', { valueType: ValueType.INT })
+      .add(2, { host_type: 'localhost' });
+    const exposition = await (await fetch(built.prometheusUrl!)).text();
+    expect(exposition).toMatch(
+      /^app_xmppMessageSent_total\{host_type="localhost"\} 2$/m
+    );
+    expect(exposition).not.toContain('target_info');
+    expect(exposition).not.toContain('otel_scope_name');
   });
 });
 

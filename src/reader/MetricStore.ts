@@ -4,7 +4,6 @@ import { ExpiryWheel } from './ExpiryWheel';
 import { InstrumentRegistry } from './instruments';
 import { describeInstrument, LegacyNamer } from './LegacyNamer';
 import { LegacyNameTable } from './LegacyNameTable';
-import type { MeterScope } from './meterSelection';
 import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
 import { RecordTableEditor } from './RecordTable';
@@ -181,16 +180,11 @@ export class MetricStore {
   }
 
   /**
-   * The meters of the observable instruments that reported before but brought nothing in the
-   * tick under way: where a callback that ran out of time is to be looked for.
+   * The meters of the last-value instruments (gauges) that reported before but brought nothing
+   * in the tick under way: where a callback that ran out of time may be.
    */
-  silentObservableMeters(): string[] {
-    return this._instruments.silentObservableMeters(this._tickGen);
-  }
-
-  /** Whether the instrument `name` of meter `scope` brought data points in the tick under way. */
-  reportedThisTick(scope: MeterScope, name: string): boolean {
-    return this._instruments.reported(scope, name, this._tickGen);
+  silentGaugeMeters(): string[] {
+    return this._instruments.silentGaugeMeters(this._tickGen);
   }
 
   /** Applies from `cursor` until done (true) or until `slicer` says the slice is over (false). */

@@ -3,10 +3,9 @@ import type { MetricKind } from '../snapshot/legacyValues';
 import {
   emptyAggregate,
   mergeInto,
-  WindowedHistogram,
   type HistogramAggregate,
-  type HistogramRecord,
-} from './WindowedHistogram';
+} from './histogramBuckets';
+import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
 
 /**
  * Something whose state snapshots read. The tick works on its own state and, once per tick in

@@ -1,5 +1,6 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
+import { dropFront } from './dropFront';
 import {
   emptyAggregate,
   emptySummary,
@@ -40,6 +41,12 @@ export class WindowedHistogram {
    * asked, which is rare (a request for this series), while every histogram series holds a window.
    */
   private readonly _summary: HistogramSummary = emptySummary();
+  /**
+   * The sum without the newest slot. The window's sum is the slots' sums added oldest first, as
+   * a sum afresh would give it, whatever order they arrived and merged in: kept so, it is
+   * published without reading the slots.
+   */
+  private _sumBeforeLast = 0;
 
   /**
    * @param _shared An aggregate that several windows feed (a name's histograms across host
@@ -71,6 +78,7 @@ export class WindowedHistogram {
     if (point.count === 0) return false;
     const entry = entryOf(slot, point);
     const summary = this._summary;
+    const sumBefore = summary.sum;
     summary.scale =
       this._entries.length === 0
         ? entry[SCALE]!
@@ -79,9 +87,12 @@ export class WindowedHistogram {
     if (this._shared !== undefined) addEntry(this._shared, entry);
     const lastAt = this._entries.length - 1;
     if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
-      this._entries[lastAt] = mergeEntries(this._entries[lastAt]!, entry);
+      const merged = mergeEntries(this._entries[lastAt]!, entry);
+      this._entries[lastAt] = merged;
+      summary.sum = this._sumBeforeLast + merged[SUM]!;
       return false;
     }
+    this._sumBeforeLast = sumBefore;
     this._entries.push(entry);
     return true;
   }
@@ -105,10 +116,11 @@ export class WindowedHistogram {
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    this._entries.copyWithin(0, dropped).length -= dropped; // in place: no array of what left
+    dropFront(this._entries, dropped);
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
       Object.assign(summary, emptySummary());
+      this._sumBeforeLast = 0;
       return true;
     }
     let min = Infinity;
@@ -118,6 +130,7 @@ export class WindowedHistogram {
     for (const entry of this._entries) {
       if (entry[MIN]! < min) min = entry[MIN]!;
       if (entry[MAX]! > max) max = entry[MAX]!;
+      this._sumBeforeLast = sum;
       sum += entry[SUM]!;
     }
     summary.min = min;
@@ -130,10 +143,7 @@ export class WindowedHistogram {
   record(): HistogramRecord {
     const entries = this._entries;
     if (entries.length === 0) return EMPTY_HISTOGRAM_RECORD;
-    // The sum of the slots' sums, oldest first, whatever order they arrived and merged in.
-    let sum = 0;
-    for (const entry of entries) sum += entry[SUM]!;
-    return new HistogramRecord({ ...this._summary, sum }, entries.slice());
+    return new HistogramRecord({ ...this._summary }, entries.slice());
   }
 }
 

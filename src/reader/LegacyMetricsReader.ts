@@ -9,7 +9,6 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { Snapshot } from '../snapshot/Snapshot';
 import { WARNING_CODES, WarnOnce } from '../warnings';
-import type { MeterScope } from './meterSelection';
 import { MetricStore } from './MetricStore';
 import { WorkerChannel } from './WorkerChannel';
 import {
@@ -225,60 +224,6 @@ export class LegacyMetricsReader extends MetricReader {
     }
   }
 
-  /**
-   * The meters with an observable callback whose instruments brought nothing in this tick: where
-   * a callback that ran out of time is. The SDK reports a timeout without saying whose, and has
-   * no public registry of callbacks, so this reads its internal one, checking every step; should
-   * it change shape, the store's guess (observable instruments that reported before and not now)
-   * is used instead.
-   */
-  private _lateMeters(): string[] {
-    type Registered = { instrument?: { _descriptor?: { name?: unknown } } };
-    type BatchRegistered = {
-      instruments?: Iterable<{ _descriptor?: { name?: unknown } }>;
-    };
-    const producer = (
-      this as unknown as {
-        _sdkMetricProducer?: {
-          _sharedState?: { meterSharedStates?: { values?: () => unknown } };
-        };
-      }
-    )._sdkMetricProducer;
-    const states = producer?._sharedState?.meterSharedStates;
-    if (typeof states?.values !== 'function')
-      return this._store.silentObservableMeters();
-    const meters = new Set<string>();
-    for (const state of states.values() as Iterable<{
-      observableRegistry?: {
-        _callbacks?: Registered[];
-        _batchCallbacks?: BatchRegistered[];
-      };
-      _instrumentationScope?: MeterScope;
-    }>) {
-      const registry = state?.observableRegistry;
-      const scope = state?._instrumentationScope;
-      const meter = scope?.name;
-      if (typeof meter !== 'string' || registry === undefined) continue;
-      const names: unknown[] = [];
-      for (const entry of registry._callbacks ?? [])
-        names.push(entry?.instrument?._descriptor?.name);
-      for (const entry of registry._batchCallbacks ?? [])
-        for (const instrument of entry?.instruments ?? [])
-          names.push(instrument?._descriptor?.name);
-      if (
-        names.some(
-          name =>
-            typeof name === 'string' &&
-            !this._store.reportedThisTick(scope!, name)
-        )
-      )
-        meters.add(meter);
-    }
-    return meters.size === 0
-      ? this._store.silentObservableMeters()
-      : [...meters].sort();
-  }
-
   private _reportErrors(errors: readonly unknown[]): void {
     let timeouts = 0;
     for (const error of errors) {
@@ -295,11 +240,13 @@ export class LegacyMetricsReader extends MetricReader {
       );
     }
     if (timeouts === 0) return;
-    const meters = this._lateMeters();
+    // The SDK reports a timeout without saying whose callback it was: the gauges that went
+    // silent are the public clue, named as a guess.
+    const meters = this._store.silentGaugeMeters();
     const where =
       meters.length === 0
         ? 'an observable callback'
-        : `an observable callback of meter ${meters.map(m => JSON.stringify(m)).join(' or ')}`;
+        : `an observable callback (perhaps of meter ${meters.map(m => JSON.stringify(m)).join(' or ')}, whose gauges reported before and not in this tick)`;
     this._warnings.warn(
       `timeout:${meters.join('\u0000')}`,
       WARNING_CODES.collectTimeout,

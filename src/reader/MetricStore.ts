@@ -1,27 +1,18 @@
-import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { WarnOnce } from '../warnings';
+import { CollectionFeed, feedCursor } from './CollectionFeed';
 import { ExpiryWheel } from './ExpiryWheel';
-import { InstrumentRegistry } from './instruments';
-import { describeInstrument, LegacyNamer } from './LegacyNamer';
+import { LegacyNamer } from './LegacyNamer';
 import { LegacyNameTable } from './LegacyNameTable';
-import type { MeterScope } from './meterSelection';
 import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
 import { RecordTableEditor } from './RecordTable';
-import { feedPoints, type PointSink } from './pointFeeds';
 import type { NameTotals, Series } from './series';
 import { SeriesDirectory } from './SeriesDirectory';
 import { Slicer } from './Slicer';
 import { StoreView } from './StoreView';
 import { VariantIndex } from './VariantIndex';
 import type { Variant } from '../attributes';
-
-/** Where a sliced apply stands in one collection. */
-interface ApplyCursor {
-  scope: number;
-  metric: number;
-  point: number;
-}
 
 /**
  * Every legacy series the reader knows, and the two variants' views of them. The reader's tick
@@ -44,8 +35,7 @@ interface ApplyCursor {
 export class MetricStore {
   readonly views: Record<Variant, VariantIndex>;
   private readonly _names: LegacyNameTable;
-  private readonly _instruments: InstrumentRegistry;
-  private readonly _directory: SeriesDirectory;
+  private readonly _feed: CollectionFeed;
   private readonly _expiries: ExpiryWheel;
   private readonly _warnings = new WarnOnce();
   private readonly _records = new RecordTableEditor();
@@ -59,17 +49,22 @@ export class MetricStore {
 
   constructor(private readonly _options: ResolvedReaderOptions) {
     this._expiries = new ExpiryWheel(_options.windowMs / _options.slotMs);
-    this._instruments = new InstrumentRegistry(_options.meters);
     this._names = new LegacyNameTable(this._records, this._warnings, _options);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
     };
-    this._directory = new SeriesDirectory(
-      new LegacyNamer(_options, this._warnings),
-      this._names,
-      this._records,
-      this.views
+    this._feed = new CollectionFeed(
+      _options.meters,
+      new SeriesDirectory(
+        new LegacyNamer(_options, this._warnings),
+        this._names,
+        this._records,
+        this.views
+      ),
+      this._expiries,
+      this._warnings,
+      this._changed
     );
     const monotonicMs = _options.monotonicNow();
     this._view = new StoreView(
@@ -131,9 +126,14 @@ export class MetricStore {
     monotonicMs: number,
     source = ''
   ): void {
-    const cursor = { scope: 0, metric: 0, point: 0 };
-    const sink = this._sink(slot, monotonicMs);
-    this._apply(resourceMetrics, cursor, sink, Slicer.unbounded(), source);
+    const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
+    this._feed.feed(
+      resourceMetrics,
+      feedCursor(),
+      sink,
+      Slicer.unbounded(),
+      source
+    );
   }
 
   /** {@link apply} in slices of `slicer`'s budget. */
@@ -144,15 +144,15 @@ export class MetricStore {
     slicer = this.slicer(),
     source = ''
   ): Promise<void> {
-    const cursor = { scope: 0, metric: 0, point: 0 };
-    const sink = this._sink(slot, monotonicMs);
-    while (!this._apply(resourceMetrics, cursor, sink, slicer, source))
+    const cursor = feedCursor();
+    const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
+    while (!this._feed.feed(resourceMetrics, cursor, sink, slicer, source))
       await slicer.pause();
   }
 
   /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */
   forgetSource(source: string): void {
-    for (const value of this._instruments.forget(source))
+    for (const value of this._feed.forget(source))
       if (value.forget()) this._changed(value.series);
   }
 
@@ -181,52 +181,11 @@ export class MetricStore {
   }
 
   /**
-   * The meters of the observable instruments that reported before but brought nothing in the
-   * tick under way: where a callback that ran out of time is to be looked for.
+   * The meters of the last-value instruments (gauges) that reported before but brought nothing
+   * in the tick under way: where a callback that ran out of time may be.
    */
-  silentObservableMeters(): string[] {
-    return this._instruments.silentObservableMeters(this._tickGen);
-  }
-
-  /** Whether the instrument `name` of meter `scope` brought data points in the tick under way. */
-  reportedThisTick(scope: MeterScope, name: string): boolean {
-    return this._instruments.reported(scope, name, this._tickGen);
-  }
-
-  /** Applies from `cursor` until done (true) or until `slicer` says the slice is over (false). */
-  private _apply(
-    resourceMetrics: ResourceMetrics,
-    cursor: ApplyCursor,
-    sink: PointSink,
-    slicer: Slicer,
-    source: string
-  ): boolean {
-    const scopes = resourceMetrics.scopeMetrics;
-    for (; cursor.scope < scopes.length; cursor.scope++, cursor.metric = 0) {
-      const scopeMetrics = scopes[cursor.scope]!;
-      const meter = this._instruments.meter(scopeMetrics.scope, source);
-      if (meter === null) continue;
-      const metrics = scopeMetrics.metrics;
-      for (; cursor.metric < metrics.length; cursor.metric++) {
-        const metric = metrics[cursor.metric]!;
-        const instrument = this._instruments.instrument(meter, metric);
-        if (instrument === 'explicitBuckets') {
-          this._warnExplicit(metric);
-          continue;
-        }
-        instrument.seenGen = this._tickGen;
-        cursor.point = feedPoints(
-          instrument,
-          metric.dataPoints,
-          cursor.point,
-          sink,
-          slicer
-        );
-        if (cursor.point < metric.dataPoints.length) return false;
-        cursor.point = 0;
-      }
-    }
-    return true;
+  silentGaugeMeters(): string[] {
+    return this._feed.silentGaugeMeters(this._tickGen);
   }
 
   /** The one step that makes the tick visible: the new content replaces the old at once. */
@@ -242,45 +201,5 @@ export class MetricStore {
     );
     this._tickGen = gen + 1;
     return this._view;
-  }
-
-  /** What the point loops of one apply need: its slot and generation, and the store's hooks. */
-  private _sink(slot: number, monotonicMs: number): PointSink {
-    const gen = this._tickGen;
-    return {
-      slot,
-      gen,
-      bind: (instrument, attributes, pointCount) =>
-        this._instruments.binding(instrument, attributes, () =>
-          this._directory.bind(
-            instrument,
-            attributes,
-            pointCount,
-            monotonicMs,
-            gen
-          )
-        ),
-      changed: this._changed,
-      schedule: series => this._expiries.schedule(slot, series),
-      badIncrease: (instrument, point) => {
-        const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(point.value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
-        this._warnings.warn(
-          `increase:${instrument.scope.name}:${instrument.name}`,
-          WARNING_CODES.seriesFault,
-          message,
-          new Error(message)
-        );
-      },
-    };
-  }
-
-  private _warnExplicit(metric: MetricData): void {
-    const name = metric.descriptor.name;
-    this._warnings.warn(
-      `explicit:${name}`,
-      WARNING_CODES.explicitBuckets,
-      `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
-        'it is left out of the legacy API, which needs exponential histograms for its percentiles'
-    );
   }
 }

@@ -17,7 +17,7 @@ import {
   histogramValue,
   mergeInto,
   type HistogramAggregate,
-} from './WindowedHistogram';
+} from './histogramBuckets';
 
 /*
  * How the series that share a legacy name combine into what is served: within a host type, a

@@ -4,11 +4,10 @@
  * first reports, an instrument's kind when it first reports, an attribute set's series when it
  * first appears. A tick then costs a lookup per scope, per instrument and per data point.
  */
-import type { Attributes } from '@opentelemetry/api';
+import { ValueType, type Attributes } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   DataPointType,
-  InstrumentType,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { HOST_TYPE_ATTRIBUTE } from '../attributes';
@@ -16,14 +15,6 @@ import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { attributeText } from './naming';
 import { ValueSource, type Series } from './series';
-
-/** ValueType.INT of `@opentelemetry/api`, without a runtime import of the enum. */
-const VALUE_TYPE_INT = 0;
-const OBSERVABLE_TYPES: ReadonlySet<string> = new Set([
-  InstrumentType.OBSERVABLE_COUNTER,
-  InstrumentType.OBSERVABLE_GAUGE,
-  InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
-]);
 
 /**
  * What an attribute set of one instrument feeds, resolved once: a series its increases are
@@ -37,8 +28,6 @@ export interface InstrumentState {
   readonly kind: MetricKind;
   readonly integer: boolean;
   readonly scope: MeterScope;
-  /** Reported by callbacks, which a collection with a time limit can leave out. */
-  readonly observable: boolean;
   /** Reports last values (gauges, observable up-down counters), not increases. */
   readonly lastValue: boolean;
   /** The last tick generation that brought data points of the instrument. */
@@ -74,12 +63,6 @@ function kindOf(metric: MetricData): MetricKind | undefined {
     default:
       return undefined;
   }
-}
-
-/** The SDK's instrument type, which its descriptors carry at run time without declaring it. */
-function isObservable(metric: MetricData): boolean {
-  const type = (metric.descriptor as { readonly type?: unknown }).type;
-  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
 }
 
 /** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
@@ -175,9 +158,8 @@ export class InstrumentRegistry {
     const state: InstrumentState = {
       name,
       kind,
-      integer: metric.descriptor.valueType === VALUE_TYPE_INT,
+      integer: metric.descriptor.valueType === ValueType.INT,
       scope: meter.scope,
-      observable: isObservable(metric),
       lastValue: metric.dataPointType === DataPointType.GAUGE,
       seenGen: 0,
       byIdentity: new WeakMap(),
@@ -218,31 +200,20 @@ export class InstrumentRegistry {
   }
 
   /**
-   * The meters of the observable instruments that reported before but brought nothing in the
-   * tick of generation `gen`: where a callback that ran out of time is to be looked for.
+   * The meters of the last-value instruments (gauges, observable up-down counters) that reported
+   * before but brought nothing in the tick of generation `gen`. The SDK's collection says neither
+   * which instruments are observable nor whose callback ran out of time; last values are what
+   * callbacks usually report, so these meters are where a late callback is to be looked for.
    */
-  silentObservableMeters(gen: number): string[] {
+  silentGaugeMeters(gen: number): string[] {
     const meters = new Set<string>();
     for (const meter of this._meters.values()) {
       if (meter === null) continue;
       for (const list of meter.instruments.values())
         for (const instrument of list)
-          if (instrument.observable && instrument.seenGen < gen)
+          if (instrument.lastValue && instrument.seenGen < gen)
             meters.add(meter.scope.name);
     }
     return [...meters].sort();
-  }
-
-  /**
-   * Whether the instrument `name` of meter `scope` brought data points in the tick of
-   * generation `gen`. A meter the legacy API leaves out is not looked into: it counts as having.
-   */
-  reported(scope: MeterScope, name: string, gen: number): boolean {
-    const meter = this._meters.get(scopeKey(scope));
-    if (meter === null) return true;
-    return (
-      meter?.instruments.get(name)?.some(state => state.seenGen === gen) ??
-      false
-    );
   }
 }

@@ -1,12 +1,12 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
+import { dropFront } from './dropFront';
 import {
   emptyAggregate,
   mergeInto,
-  WindowedHistogram,
   type HistogramAggregate,
-  type HistogramRecord,
-} from './WindowedHistogram';
+} from './histogramBuckets';
+import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
 
 /**
  * Something whose state snapshots read. The tick works on its own state and, once per tick in
@@ -151,6 +151,13 @@ export class SpiralSeries extends Series<SpiralRecord> {
   private _count = 0;
   /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
   private readonly _window: number[] = [];
+  /**
+   * `one`, and the same without the newest slot: the slots' deltas summed oldest first, as a
+   * sum afresh would give it (a running difference would keep a float residue, or NaN once a
+   * slot that overflowed to Infinity left), kept so that publishing reads no slot.
+   */
+  private _one = 0;
+  private _oneBeforeLast = 0;
 
   constructor(
     totals: NameTotals,
@@ -167,10 +174,12 @@ export class SpiralSeries extends Series<SpiralRecord> {
     const window = this._window;
     const last = window.length - 2;
     if (last >= 0 && window[last] === slot) {
-      window[last + 1]! += delta;
+      this._one = this._oneBeforeLast + (window[last + 1]! += delta);
       return false;
     }
     window.push(slot, delta);
+    this._oneBeforeLast = this._one;
+    this._one += delta;
     return true;
   }
 
@@ -179,19 +188,20 @@ export class SpiralSeries extends Series<SpiralRecord> {
     let dropped = 0;
     while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
     if (dropped === 0) return false;
-    // Shifted in place: `splice` would allocate an array of what it removes.
-    window.copyWithin(0, dropped);
-    window.length -= dropped;
+    dropFront(window, dropped);
+    let one = 0;
+    let beforeLast = 0;
+    for (let i = 1; i < window.length; i += 2) {
+      beforeLast = one;
+      one += window[i]!;
+    }
+    this._one = one;
+    this._oneBeforeLast = beforeLast;
     return true;
   }
 
   publish(): SpiralRecord {
-    // `one` is summed afresh from the slots, oldest first: a running difference would keep a
-    // float residue, or NaN once a slot that overflowed to Infinity left.
-    let one = 0;
-    const window = this._window;
-    for (let i = 1; i < window.length; i += 2) one += window[i]!;
-    return new SpiralRecord(this._count, one);
+    return new SpiralRecord(this._count, this._one);
   }
 }
 

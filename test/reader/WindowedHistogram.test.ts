@@ -6,9 +6,9 @@ import {
   emptyAggregate,
   mergeInto,
   quantiles,
-  WindowedHistogram,
   type HistogramAggregate,
-} from '../../src/reader/WindowedHistogram';
+} from '../../src/reader/histogramBuckets';
+import { WindowedHistogram } from '../../src/reader/WindowedHistogram';
 import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */

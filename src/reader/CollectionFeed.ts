@@ -1,0 +1,136 @@
+import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { WARNING_CODES, type WarnOnce } from '../warnings';
+import type { ExpiryWheel } from './ExpiryWheel';
+import { InstrumentRegistry } from './instruments';
+import { describeInstrument } from './LegacyNamer';
+import type { MeterFilter } from './meterSelection';
+import { feedPoints, type PointSink } from './pointFeeds';
+import type { Series, ValueSource } from './series';
+import type { SeriesDirectory } from './SeriesDirectory';
+import { type Slicer } from './Slicer';
+
+/** Where a sliced feed stands in one collection. */
+export interface FeedCursor {
+  scope: number;
+  metric: number;
+  point: number;
+}
+
+/** A feed from the start of a collection. */
+export function feedCursor(): FeedCursor {
+  return { scope: 0, metric: 0, point: 0 };
+}
+
+/**
+ * Feeds the data points of a collection into the store's series: each meter and instrument is
+ * looked up (or registered) once per collection, each attribute set resolved to its binding once
+ * for good (see {@link InstrumentRegistry.binding}), new ones through the series directory.
+ */
+export class CollectionFeed {
+  private readonly _instruments: InstrumentRegistry;
+
+  constructor(
+    meters: MeterFilter,
+    private readonly _directory: SeriesDirectory,
+    private readonly _expiries: ExpiryWheel,
+    private readonly _warnings: WarnOnce,
+    private readonly _changed: (series: Series) => void
+  ) {
+    this._instruments = new InstrumentRegistry(meters);
+  }
+
+  /**
+   * What the point loops of one collection need: its slot and generation, and the hooks into
+   * the store. `monotonicMs` dates the series it creates.
+   */
+  sink(slot: number, monotonicMs: number, gen: number): PointSink {
+    return {
+      slot,
+      gen,
+      bind: (instrument, attributes, pointCount) =>
+        this._instruments.binding(instrument, attributes, () =>
+          this._directory.bind(
+            instrument,
+            attributes,
+            pointCount,
+            monotonicMs,
+            gen
+          )
+        ),
+      changed: this._changed,
+      schedule: series => this._expiries.schedule(slot, series),
+      badIncrease: (instrument, point) => {
+        const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(point.value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
+        this._warnings.warn(
+          `increase:${instrument.scope.name}:${instrument.name}`,
+          WARNING_CODES.seriesFault,
+          message,
+          new Error(message)
+        );
+      },
+    };
+  }
+
+  /**
+   * Feeds from `cursor` until done (true) or until `slicer` says the slice is over (false).
+   * Meters the legacy API does not serve are skipped. Each `source` (a cluster worker) has last
+   * values of its own.
+   */
+  feed(
+    resourceMetrics: ResourceMetrics,
+    cursor: FeedCursor,
+    sink: PointSink,
+    slicer: Slicer,
+    source: string
+  ): boolean {
+    const scopes = resourceMetrics.scopeMetrics;
+    for (; cursor.scope < scopes.length; cursor.scope++, cursor.metric = 0) {
+      const scopeMetrics = scopes[cursor.scope]!;
+      const meter = this._instruments.meter(scopeMetrics.scope, source);
+      if (meter === null) continue;
+      const metrics = scopeMetrics.metrics;
+      for (; cursor.metric < metrics.length; cursor.metric++) {
+        const metric = metrics[cursor.metric]!;
+        const instrument = this._instruments.instrument(meter, metric);
+        if (instrument === 'explicitBuckets') {
+          this._warnExplicit(metric);
+          continue;
+        }
+        instrument.seenGen = sink.gen;
+        cursor.point = feedPoints(
+          instrument,
+          metric.dataPoints,
+          cursor.point,
+          sink,
+          slicer
+        );
+        if (cursor.point < metric.dataPoints.length) return false;
+        cursor.point = 0;
+      }
+    }
+    return true;
+  }
+
+  /** The sources of last values `source` (a cluster worker) fed; it is forgotten. */
+  forget(source: string): ValueSource[] {
+    return this._instruments.forget(source);
+  }
+
+  /**
+   * The meters of the last-value instruments (gauges) that reported before but brought nothing
+   * in the tick of generation `gen`: where a callback that ran out of time may be.
+   */
+  silentGaugeMeters(gen: number): string[] {
+    return this._instruments.silentGaugeMeters(gen);
+  }
+
+  private _warnExplicit(metric: MetricData): void {
+    const name = metric.descriptor.name;
+    this._warnings.warn(
+      `explicit:${name}`,
+      WARNING_CODES.explicitBuckets,
+      `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
+        'it is left out of the legacy API, which needs exponential histograms for its percentiles'
+    );
+  }
+}

@@ -9,7 +9,13 @@ import {
   type LegacyClusterAggregatorOptions,
   type ResolvedAggregatorOptions,
 } from './options';
-import { isClusterMessage } from '../reader/clusterWire';
+import {
+  CUMULATIVE_MESSAGE_TYPE,
+  isClusterMessage,
+} from '../reader/clusterWire';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { CumulativeMetrics } from './CumulativeMetrics';
+import { decodeCumulative } from './decodeCumulative';
 import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
 
 /** What the primary knows of a worker that reported. */
@@ -45,6 +51,7 @@ export class LegacyClusterAggregator {
   readonly [CLUSTER_AGGREGATOR] = true;
   private readonly _options: ResolvedAggregatorOptions;
   private readonly _store: MetricStore;
+  private readonly _cumulative: CumulativeMetrics;
   private _snapshot: Snapshot;
   private _timer: NodeJS.Timeout | undefined;
   private _started = false;
@@ -61,6 +68,7 @@ export class LegacyClusterAggregator {
   constructor(options: LegacyClusterAggregatorOptions = {}) {
     this._options = resolveAggregatorOptions(options);
     this._store = new MetricStore(this._options);
+    this._cumulative = new CumulativeMetrics(this._options);
     this._snapshot = new Snapshot(this._store.view);
   }
 
@@ -105,6 +113,16 @@ export class LegacyClusterAggregator {
     cluster.on('exit', this._onExit);
     this._schedule();
     return this;
+  }
+
+  /**
+   * The workers' cumulative instruments combined, for a Prometheus serializer: counters and
+   * histogram buckets summed over the live workers and those that exited, gauges by the
+   * `gauges` rule over the live ones. The same object until a worker's message changes it.
+   * @param resource the resource the exposition's `target_info` shows
+   */
+  collectCumulative(resource: ResourceMetrics['resource']): ResourceMetrics {
+    return this._cumulative.collect(resource);
   }
 
   /** Publishes what was received so far now, without waiting for the slot's end. */
@@ -180,6 +198,43 @@ export class LegacyClusterAggregator {
       );
       return;
     }
+    if (message.type === CUMULATIVE_MESSAGE_TYPE)
+      this._receiveCumulative(worker, body);
+    else this._receiveCollection(worker, body);
+    const state = this._workers.get(worker.id);
+    if (state === undefined)
+      this._workers.set(worker.id, {
+        pid: worker.process.pid,
+        lastSlot: this._slot,
+        silent: false,
+      });
+    else {
+      state.lastSlot = this._slot;
+      state.silent = false;
+    }
+  }
+
+  private _receiveCumulative(worker: Worker, body: string): void {
+    let changes: ReturnType<typeof decodeCumulative>;
+    try {
+      changes = decodeCumulative(body);
+    } catch (error) {
+      this._drop(worker, errorText(error));
+      return;
+    }
+    this._cumulative.apply(worker.id, changes, (name, reason) =>
+      this._warnings.warn(
+        `refused:${worker.id}:${name}`,
+        WARNING_CODES.clusterMessageDropped,
+        `LegacyClusterAggregator: left instrument ${name} of cluster worker ${worker.id} ` +
+          `(pid ${worker.process.pid ?? '?'}) out of the Prometheus exposition: ${reason}`
+      )
+    );
+    // Sent just before it exited: its gauges are gone with it.
+    if (worker.isDead()) this._cumulative.silence(worker.id);
+  }
+
+  private _receiveCollection(worker: Worker, body: string): void {
     let collection: ReturnType<typeof decodeCollection>;
     try {
       collection = decodeCollection(body);
@@ -199,17 +254,6 @@ export class LegacyClusterAggregator {
         error
       );
     }
-    const state = this._workers.get(worker.id);
-    if (state === undefined)
-      this._workers.set(worker.id, {
-        pid: worker.process.pid,
-        lastSlot: this._slot,
-        silent: false,
-      });
-    else {
-      state.lastSlot = this._slot;
-      state.silent = false;
-    }
   }
 
   private _drop(worker: Worker, reason: string): void {
@@ -225,6 +269,12 @@ export class LegacyClusterAggregator {
   private _forget(worker: Worker): void {
     this._workers.delete(worker.id);
     this._store.forgetSource(`worker ${worker.id}`);
+    // Its gauges leave now; its totals are carried once its channel is closed, when no message
+    // of it can still be on the way (a total carried twice would be counted twice).
+    this._cumulative.silence(worker.id);
+    if (worker.isConnected())
+      worker.once('disconnect', () => this._cumulative.forget(worker.id));
+    else this._cumulative.forget(worker.id);
     // "Dropped at once": a snapshot published before the exit must not serve its gauges for a slot.
     this._tick();
   }
@@ -235,6 +285,7 @@ export class LegacyClusterAggregator {
       if (state.silent || this._slot - state.lastSlot <= limit) continue;
       state.silent = true;
       this._store.forgetSource(`worker ${id}`);
+      this._cumulative.silence(id);
       this._warnings.warn(
         `silent:${id}:${state.lastSlot}`,
         WARNING_CODES.clusterWorkerSilent,

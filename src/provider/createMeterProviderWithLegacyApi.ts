@@ -1,5 +1,4 @@
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import type * as ResourcesModule from '@opentelemetry/resources';
 import {
   InstrumentType,
   MeterProvider,
@@ -12,7 +11,8 @@ import {
   checkOptions,
   type MeterProviderWithLegacyApiOptions,
 } from './options';
-import { loadOptionalPeer } from './optionalPeer';
+import { createClusterPrometheusReader } from '../cluster/clusterPrometheusReader';
+import { environmentResource } from './environmentResource';
 import { createOtlpExporter, resolveOtlp } from './otlpFromEnvironment';
 import {
   createPrometheusExporter,
@@ -96,7 +96,7 @@ export async function createMeterProviderWithLegacyApi(
 ): Promise<MeterProviderWithLegacyApi> {
   const checked = checkOptions(options);
   // Checked here too, so that a reader option error names its full path (`legacy.windowMs`).
-  resolveReaderOptions(checked.legacy, 'legacy');
+  const { cluster, slotMs } = resolveReaderOptions(checked.legacy, 'legacy');
   const otlp = resolveOtlp(checked.otlp);
 
   const legacyReader = new LegacyMetricsReader(checked.legacy);
@@ -117,18 +117,17 @@ export async function createMeterProviderWithLegacyApi(
         });
 
   const readers: IMetricReader[] = [legacyReader];
+  // In a cluster worker, the primary's Prometheus endpoint serves this worker's instruments too.
+  if (cluster)
+    readers.push(
+      createClusterPrometheusReader({
+        intervalMs: slotMs,
+        cardinalityLimit: limit(InstrumentType.COUNTER),
+      })
+    );
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
-  const { defaultResource, detectResources, envDetector } = loadOptionalPeer<
-    typeof ResourcesModule
-  >(
-    '@opentelemetry/resources',
-    'the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES',
-    'the version of your @opentelemetry/sdk-metrics (which installs it too)'
-  );
-  const resource = defaultResource()
-    .merge(detectResources({ detectors: [envDetector] }))
-    .merge(checked.resource ?? null);
+  const resource = environmentResource(checked.resource);
   // One recording per request of the legacy API's usage telemetry, whatever the readers.
   const meterProvider = new MeterProvider({
     resource,

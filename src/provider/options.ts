@@ -205,7 +205,8 @@ export const PROTOCOLS: readonly OtlpProtocol[] = [
 ];
 const QUERY = /[?#]/;
 
-function checkPrometheus(value: unknown): CheckedPrometheus | undefined {
+/** Checks the `prometheus` option (also the cluster primary's); undefined for `false`. */
+export function checkPrometheus(value: unknown): CheckedPrometheus | undefined {
   if (value === false) return undefined;
   const given = value ?? {};
   checkOptionObject('prometheus', given, PROMETHEUS_KEYS, 'an object or false');

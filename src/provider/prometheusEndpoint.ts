@@ -106,7 +106,7 @@ export function prometheusAddress(prometheus: CheckedPrometheus): {
  * @throws ListenError when the listener cannot bind
  */
 export async function servePrometheus(
-  exporter: PrometheusExporter,
+  exporter: Pick<PrometheusExporter, 'getMetricsRequestHandler'>,
   prometheus: CheckedPrometheus
 ): Promise<PrometheusEndpoint> {
   let stopped = false;

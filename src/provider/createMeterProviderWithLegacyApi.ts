@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   InstrumentType,
@@ -127,7 +128,11 @@ export async function createMeterProviderWithLegacyApi(
     );
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
-  const resource = environmentResource(checked.resource);
+  // Each cluster worker exports OTLP as an instance of its own, or their series would collide.
+  const resource = environmentResource(
+    checked.resource,
+    cluster ? randomUUID() : undefined
+  );
   // One recording per request of the legacy API's usage telemetry, whatever the readers.
   const meterProvider = new MeterProvider({
     resource,

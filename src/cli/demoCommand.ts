@@ -20,6 +20,7 @@ import {
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
 import { describeDeprecation } from './describeDeprecation';
+import { startClusterDemo } from '../demo/clusterDemo';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -31,6 +32,12 @@ export interface DemoOptions {
    * @default {} (the setup's defaults and the OTEL_EXPORTER_PROMETHEUS_* variables)
    */
   prometheus?: Pick<PrometheusEndpointOptions, 'address' | 'port'> | false;
+  /**
+   * How many `node:cluster` workers make the traffic; above 1 the primary serves the whole
+   * server's legacy API and Prometheus (see docs/cluster.md).
+   * @default 1 (one process)
+   */
+  workers?: number;
   /** Where to print what is going on. */
   out: (line: string) => void;
 }
@@ -76,6 +83,20 @@ export function defaultDemoConfigPath(cwd: string = process.cwd()): string {
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { config } = options;
   requireLegacyApiListener(config);
+  if ((options.workers ?? 1) > 1) {
+    const running = await startClusterDemo(
+      config,
+      options.prometheus ?? {},
+      options.workers!,
+      options.out
+    );
+    printStartup(options, running.listeners, running.prometheusUrl);
+    return {
+      listeners: running.listeners,
+      prometheusUrl: running.prometheusUrl,
+      stop: () => running.stop(DEFAULT_DEMO_OPTIONS.graceMs),
+    };
+  }
   // The one-call setup: the legacy reader, Prometheus, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: DEMO_HOST_TYPES },
@@ -94,7 +115,28 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     telemetry.meterProvider.getMeter('messaging-server')
   );
   const prometheusUrl = telemetry.prometheusUrl;
-  for (const listener of legacy.listeners) {
+  printStartup(options, legacy.listeners, prometheusUrl);
+  let stopping: Promise<void> | undefined;
+  return {
+    listeners: legacy.listeners,
+    prometheusUrl,
+    stop: () =>
+      (stopping ??= (async () => {
+        await legacy.close({ graceMs: DEFAULT_DEMO_OPTIONS.graceMs });
+        traffic.stop();
+        await telemetry.shutdown();
+      })()),
+  };
+}
+
+/** What the demo prints once it serves: each listener, Prometheus, and curl commands to try. */
+function printStartup(
+  options: DemoOptions,
+  listeners: readonly RunningLegacyListener[],
+  prometheusUrl: string | undefined
+): void {
+  const { config } = options;
+  for (const listener of listeners) {
     options.out(startupLine(listener));
     const group = config.listeners
       .flatMap(({ handlerGroups }) => handlerGroups)
@@ -110,20 +152,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   if (prometheusUrl !== undefined)
     options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
-  for (const line of curlExamples(legacy.listeners[0]!))
-    options.out(`  ${line}`);
+  for (const line of curlExamples(listeners[0]!)) options.out(`  ${line}`);
   if (prometheusUrl !== undefined) options.out(`  curl ${prometheusUrl}`);
-  let stopping: Promise<void> | undefined;
-  return {
-    listeners: legacy.listeners,
-    prometheusUrl,
-    stop: () =>
-      (stopping ??= (async () => {
-        await legacy.close({ graceMs: DEFAULT_DEMO_OPTIONS.graceMs });
-        traffic.stop();
-        await telemetry.shutdown();
-      })()),
-  };
 }
 
 /** `legacy metrics API: <url> (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)`. */

@@ -55,7 +55,7 @@ Options:
 Run 'legacy-metrics-api <command> --help' for a command's options.`;
 
 const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus-port PORT]
-       [--prometheus-host ADDRESS | --no-prometheus]
+       [--prometheus-host ADDRESS | --no-prometheus] [--workers N]
 
 Runs a simulated messaging server for two host types. It serves the legacy metrics API on the
 listeners of the messaging server configuration FILE and Prometheus on
@@ -71,6 +71,8 @@ Options:
   --prometheus-host ADDRESS The address it binds (default: OTEL_EXPORTER_PROMETHEUS_HOST,
                             else ${PROMETHEUS_DEFAULTS.address})
   --no-prometheus           No Prometheus exporter
+  --workers N               Run as a node:cluster server of N workers: the primary serves the
+                            whole server's legacy API and Prometheus (default: 1, one process)
   -h, --help                Show this help`;
 
 const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
@@ -144,12 +146,18 @@ const demo: CliCommand = async (args, io) => {
     'prometheus-port': { type: 'string', valueName: 'PORT' },
     'prometheus-host': { type: 'string', valueName: 'ADDRESS' },
     'no-prometheus': { type: 'boolean' },
+    workers: { type: 'string', valueName: 'N' },
   });
   if (values.help === true) {
     io.out(DEMO_USAGE);
     return 0;
   }
   const prometheus = prometheusOption(values);
+  const workers = (values.workers as string | undefined) ?? '1';
+  if (!/^[1-9][0-9]{0,2}$/.test(workers))
+    throw new UsageError(
+      `demo: found --workers ${JSON.stringify(workers)}, expected an integer from 1 to 999`
+    );
   const config = await loadLegacyApiConfig(
     (values.config as string | undefined) ?? defaultDemoConfigPath()
   );
@@ -168,7 +176,12 @@ const demo: CliCommand = async (args, io) => {
   // Listening for signals before starting, so that one during startup is not the default kill.
   const signals = watchSignals();
   try {
-    const running = await startDemo({ config, prometheus, out: io.out });
+    const running = await startDemo({
+      config,
+      prometheus,
+      workers: Number(workers),
+      out: io.out,
+    });
     io.out('press Ctrl-C to stop');
     await signals.first;
     io.out('stopping (a second Ctrl-C exits at once)');

@@ -115,10 +115,18 @@ export async function createClusterPrimaryWithLegacyApi(
   try {
     if (exposition !== undefined && prometheus !== undefined)
       endpoint = await servePrometheus(exposition, prometheus);
+    // As the one-call provider's: a deprecation that names no successor names this endpoint.
+    const successor = { defaultSuccessor: endpoint?.url };
     started =
       server !== undefined
-        ? await startLegacyMetricsServer(aggregator, server)
-        : await startLegacyMetricsListeners(aggregator, config!, listeners);
+        ? await startLegacyMetricsServer(aggregator, {
+            ...successor,
+            ...server,
+          })
+        : await startLegacyMetricsListeners(aggregator, config!, {
+            ...successor,
+            ...listeners,
+          });
   } catch (error) {
     await endpoint?.close();
     await aggregator.shutdown();

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runBuilt } from '../migrate/liveDemo';
 
 const MAIN = resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 const ANY_PORT_CONFIG = `
@@ -100,6 +101,20 @@ describe('legacy-metrics-api demo --workers', () => {
       expect(exposition).toMatch(
         /^xmppMessageSent_total\{host_type="localhost",otel_scope_name="messaging-server"\} \d+$/m
       );
+      // The legacy API and the exposition are the same whole server's: compare agrees.
+      const compared = await runBuilt([
+        'compare',
+        '--legacy',
+        api.replace(/\/metrics$/, ''),
+        '--prometheus',
+        prometheus,
+      ]);
+      expect({
+        code: compared.code,
+        stderr: compared.stderr,
+        ...(compared.code === 0 ? {} : { stdout: compared.stdout }),
+      }).toEqual({ code: 0, stderr: '' });
+      expect(compared.stdout).toContain('all compared keys agree');
     } finally {
       running.child.kill('SIGTERM');
     }

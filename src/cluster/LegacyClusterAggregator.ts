@@ -1,5 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import { diag } from '@opentelemetry/api';
 import { MetricStore } from '../reader/MetricStore';
 import { Snapshot } from '../snapshot/Snapshot';
 import { WARNING_CODES, WarnOnce } from '../warnings';
@@ -15,6 +14,13 @@ import {
 } from '../reader/clusterWire';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { CumulativeMetrics } from './CumulativeMetrics';
+import { SerialSlicedWork } from './SerialSlicedWork';
+
+/**
+ * The most store jobs (messages, ticks) waiting in the primary: far more than a tick's
+ * messages from a large cluster, so that only a primary that cannot keep up drops any.
+ */
+const MAX_QUEUED_JOBS = 1024;
 import { decodeCumulative } from './decodeCumulative';
 import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
 
@@ -56,8 +62,7 @@ export class LegacyClusterAggregator {
   private _timer: NodeJS.Timeout | undefined;
   private _started = false;
   private _stopped = false;
-  /** The slot the window ends at: it never moves back. */
-  private _slot = -Infinity;
+  private readonly _work: SerialSlicedWork;
   private readonly _workers = new Map<number, WorkerState>();
   private readonly _warnings = new WarnOnce();
   private readonly _onMessage = (worker: Worker, message: unknown): void =>
@@ -69,6 +74,11 @@ export class LegacyClusterAggregator {
     this._options = resolveAggregatorOptions(options);
     this._store = new MetricStore(this._options);
     this._cumulative = new CumulativeMetrics(this._options);
+    this._work = new SerialSlicedWork(
+      this._store,
+      this._options,
+      MAX_QUEUED_JOBS
+    );
     this._snapshot = new Snapshot(this._store.view);
   }
 
@@ -128,7 +138,7 @@ export class LegacyClusterAggregator {
   /** Publishes what was received so far now, without waiting for the slot's end. */
   async forceFlush(): Promise<void> {
     this._tick();
-    return Promise.resolve();
+    return this._work.idle();
   }
 
   /** Stops listening and ticking; the API then answers 503. Idempotent. */
@@ -157,31 +167,20 @@ export class LegacyClusterAggregator {
     this._timer.unref();
   }
 
-  /** Slides the window to the current slot; returns the monotonic time read. */
-  private _advance(): number {
-    const monotonicMs = this._options.monotonicNow();
-    const slot = Math.max(
-      this._slot,
-      Math.floor(monotonicMs / this._options.slotMs)
-    );
-    if (slot !== this._slot) {
-      this._slot = slot;
-      this._store.expire(slot);
-    }
-    return monotonicMs;
-  }
-
+  /** Queues a publication of what was applied so far. */
   private _tick(): void {
-    try {
-      const monotonicMs = this._advance();
+    this._work.run(async slicer => {
+      const monotonicMs = await this._work.advance(slicer);
       this._dropSilentWorkers();
+      // A defect in a job is reported and survived: the previous snapshot stays served.
       this._snapshot = new Snapshot(
-        this._store.publish(this._options.now(), monotonicMs)
+        await this._store.publishSliced(
+          this._options.now(),
+          monotonicMs,
+          slicer
+        )
       );
-    } catch (error) {
-      // A defect, reported and survived: the previous snapshot stays served.
-      diag.error('LegacyClusterAggregator: tick failed', error);
-    }
+    });
   }
 
   private _receive(worker: Worker, message: unknown): void {
@@ -205,11 +204,11 @@ export class LegacyClusterAggregator {
     if (state === undefined)
       this._workers.set(worker.id, {
         pid: worker.process.pid,
-        lastSlot: this._slot,
+        lastSlot: this._work.currentSlot(),
         silent: false,
       });
     else {
-      state.lastSlot = this._slot;
+      state.lastSlot = this._work.currentSlot();
       state.silent = false;
     }
   }
@@ -243,17 +242,23 @@ export class LegacyClusterAggregator {
       return;
     }
     const source = `worker ${worker.id}`;
-    try {
-      const monotonicMs = this._advance();
-      this._store.apply(collection, this._slot, monotonicMs, source);
+    const queued = this._work.run(async slicer => {
+      const monotonicMs = await this._work.advance(slicer);
+      await this._store.applySliced(
+        collection,
+        this._work.slot,
+        monotonicMs,
+        slicer,
+        source
+      );
       // Sent just before it exited: its increases count, its last values are gone with it.
       if (worker.isDead()) this._store.forgetSource(source);
-    } catch (error) {
-      diag.error(
-        'LegacyClusterAggregator: a message could not be applied',
-        error
+    });
+    if (!queued)
+      this._drop(
+        worker,
+        `the primary is behind: ${MAX_QUEUED_JOBS} messages wait to be applied`
       );
-    }
   }
 
   private _drop(worker: Worker, reason: string): void {
@@ -268,7 +273,8 @@ export class LegacyClusterAggregator {
 
   private _forget(worker: Worker): void {
     this._workers.delete(worker.id);
-    this._store.forgetSource(`worker ${worker.id}`);
+    const source = `worker ${worker.id}`;
+    this._work.run(() => this._store.forgetSource(source));
     // Its gauges leave now; its totals are carried once its channel is closed, when no message
     // of it can still be on the way (a total carried twice would be counted twice).
     this._cumulative.silence(worker.id);
@@ -282,7 +288,7 @@ export class LegacyClusterAggregator {
   private _dropSilentWorkers(): void {
     const limit = this._options.silentSlots;
     for (const [id, state] of this._workers) {
-      if (state.silent || this._slot - state.lastSlot <= limit) continue;
+      if (state.silent || this._work.slot - state.lastSlot <= limit) continue;
       state.silent = true;
       this._store.forgetSource(`worker ${id}`);
       this._cumulative.silence(id);

@@ -4,7 +4,7 @@
  * primary's legacy endpoints against a static route of the same size served by the primary (the
  * ratio, target ≥ 0.8), and the primary's CPU and IPC bytes per tick with no request load.
  *
- *   npm run bench:cluster [-- --seconds 10 --rounds 2]
+ *   npm run bench:cluster [-- --seconds 10 --rounds 2 --scale L]
  *
  * This file is the bench (no role), the cluster's primary (BENCH_ROLE=primary) and its workers.
  */
@@ -28,7 +28,10 @@ import {
   Workload,
 } from './workload';
 
-const SCALE = SCALES.L;
+/** Scale L unless BENCH_SCALE names another (`--scale M` for a quick check of the bench itself). */
+const SCALE =
+  SCALES[(process.env['BENCH_SCALE'] as keyof typeof SCALES) ?? 'L'] ??
+  SCALES.L;
 const WORKERS = 4;
 const SLOT_MS = 1_000;
 const CONNECTIONS = 16;
@@ -116,8 +119,15 @@ async function runBench(): Promise<void> {
   };
   const seconds = option('seconds', 10);
   const rounds = option('rounds', 2);
+  const at = args.indexOf('--scale');
+  const scale = at === -1 ? SCALE.name : args[at + 1]!;
+  if (!Object.hasOwn(SCALES, scale))
+    throw new Error(
+      `--scale must be one of ${Object.keys(SCALES).join(', ')} (got ${scale})`
+    );
+  const used = SCALES[scale as keyof typeof SCALES];
   const child = fork(__filename, [], {
-    env: { ...process.env, BENCH_ROLE: 'primary' },
+    env: { ...process.env, BENCH_ROLE: 'primary', BENCH_SCALE: scale },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const primary = new ChildChannel(child);
@@ -127,17 +137,17 @@ async function runBench(): Promise<void> {
       legacy: string;
       static: string;
     };
-    const { hostType } = sampleOf(SCALE);
+    const { hostType } = sampleOf(used);
     const path = `/api/metrics/host_type/${hostType}`;
     log(
-      `waiting for ${WORKERS} workers to populate ${SCALE.hostTypes * SCALE.metrics} series each`
+      `waiting for ${WORKERS} workers to populate ${used.hostTypes * used.metrics} series each`
     );
     for (;;) {
       const response = await fetch(`${urls.legacy}${path}`);
       const body = (await response.json()) as {
         metrics?: Record<string, unknown>;
       };
-      if (Object.keys(body.metrics ?? {}).length >= SCALE.metrics) break;
+      if (Object.keys(body.metrics ?? {}).length >= used.metrics) break;
       await new Promise(done => setTimeout(done, 1_000));
     }
     const idle = (await primary.call('idle', { ms: 10_000 })) as {
@@ -176,7 +186,7 @@ async function runBench(): Promise<void> {
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
     process.stdout.write(
       [
-        `Machine: ${machine}. ${WORKERS} workers at ${SCALE.hostTypes} host types × ${SCALE.metrics} metrics, 10% of series updated per second; ` +
+        `Machine: ${machine}. ${WORKERS} workers at ${used.hostTypes} host types × ${used.metrics} metrics, 10% of series updated per second; ` +
           `wrk: 1 thread, ${CONNECTIONS} connections, ${rounds} rounds of ${seconds} s per case, alternating.`,
         '',
         '| Measure | Value |',

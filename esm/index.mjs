@@ -27,6 +27,7 @@ export const {
   USAGE_VIEWS,
   VARIANTS,
   createClusterPrimaryWithLegacyApi,
+  createClusterPrometheusReader,
   createMeterProviderWithLegacyApi,
   legacyMetricsApi,
   loadLegacyApiConfig,

@@ -44,6 +44,8 @@ export { LegacyClusterAggregator } from './cluster/LegacyClusterAggregator';
 export { DEFAULT_AGGREGATOR_OPTIONS } from './cluster/options';
 export type { LegacyClusterAggregatorOptions } from './cluster/options';
 export { createClusterPrimaryWithLegacyApi } from './cluster/createClusterPrimaryWithLegacyApi';
+export { createClusterPrometheusReader } from './cluster/clusterPrometheusReader';
+export type { ClusterPrometheusReaderOptions } from './cluster/clusterPrometheusReader';
 export type {
   ClusterPrimaryWithLegacyApi,
   ClusterPrimaryWithLegacyApiOptions,

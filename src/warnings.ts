@@ -35,6 +35,8 @@ export const WARNING_CODES = Object.freeze({
   clusterMessageDropped: 'LEGACY_API_CLUSTER_MESSAGE_DROPPED',
   /** A live worker sent nothing for too many slots: its gauges are no longer counted. */
   clusterWorkerSilent: 'LEGACY_API_CLUSTER_WORKER_SILENT',
+  /** A cluster worker dropped a message because too many were still queued for the primary. */
+  clusterQueueFull: 'LEGACY_API_CLUSTER_QUEUE_FULL',
 } as const);
 
 /** The type every warning of this package has, for `process.on('warning')` handlers. */

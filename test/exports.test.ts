@@ -35,6 +35,7 @@ const EXPECTED_EXPORTS = [
   'LegacyMetricsReader',
   'ListenError',
   'createClusterPrimaryWithLegacyApi',
+  'createClusterPrometheusReader',
   'VARIANTS',
   'createMeterProviderWithLegacyApi',
   'legacyMetricsApi',

@@ -23,6 +23,7 @@ import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine, type ParsedCommandLine } from './parseCommandLine';
 import { watchSignals } from './signals';
 import { UsageError } from './UsageError';
+import { startClusterDemo } from '../demo/clusterDemo';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -34,6 +35,12 @@ export interface DemoOptions {
    * @default {} (the setup's defaults and the OTEL_EXPORTER_PROMETHEUS_* variables)
    */
   prometheus?: Pick<PrometheusEndpointOptions, 'address' | 'port'> | false;
+  /**
+   * How many `node:cluster` workers make the traffic; above 1 the primary serves the whole
+   * server's legacy API and Prometheus (see docs/cluster.md).
+   * @default 1 (one process)
+   */
+  workers?: number;
   /** Where to print what is going on. */
   out: (line: string) => void;
 }
@@ -79,6 +86,20 @@ export function defaultDemoConfigPath(cwd: string = process.cwd()): string {
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { config } = options;
   requireLegacyApiListener(config);
+  if ((options.workers ?? 1) > 1) {
+    const running = await startClusterDemo(
+      config,
+      options.prometheus ?? {},
+      options.workers!,
+      options.out
+    );
+    printStartup(options, running.listeners, running.prometheusUrl);
+    return {
+      listeners: running.listeners,
+      prometheusUrl: running.prometheusUrl,
+      stop: () => running.stop(DEFAULT_DEMO_OPTIONS.graceMs),
+    };
+  }
   // The one-call setup: the legacy reader, Prometheus, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: DEMO_HOST_TYPES },
@@ -97,7 +118,28 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     telemetry.meterProvider.getMeter('messaging-server')
   );
   const prometheusUrl = telemetry.prometheusUrl;
-  for (const listener of legacy.listeners) {
+  printStartup(options, legacy.listeners, prometheusUrl);
+  let stopping: Promise<void> | undefined;
+  return {
+    listeners: legacy.listeners,
+    prometheusUrl,
+    stop: () =>
+      (stopping ??= (async () => {
+        await legacy.close({ graceMs: DEFAULT_DEMO_OPTIONS.graceMs });
+        traffic.stop();
+        await telemetry.shutdown();
+      })()),
+  };
+}
+
+/** What the demo prints once it serves: each listener, Prometheus, and curl commands to try. */
+function printStartup(
+  options: DemoOptions,
+  listeners: readonly RunningLegacyListener[],
+  prometheusUrl: string | undefined
+): void {
+  const { config } = options;
+  for (const listener of listeners) {
     options.out(startupLine(listener));
     const group = config.listeners
       .flatMap(({ handlerGroups }) => handlerGroups)
@@ -113,20 +155,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   if (prometheusUrl !== undefined)
     options.out(`Prometheus:         ${prometheusUrl}`);
   options.out('try:');
-  for (const line of curlExamples(legacy.listeners[0]!))
-    options.out(`  ${line}`);
+  for (const line of curlExamples(listeners[0]!)) options.out(`  ${line}`);
   if (prometheusUrl !== undefined) options.out(`  curl ${prometheusUrl}`);
-  let stopping: Promise<void> | undefined;
-  return {
-    listeners: legacy.listeners,
-    prometheusUrl,
-    stop: () =>
-      (stopping ??= (async () => {
-        await legacy.close({ graceMs: DEFAULT_DEMO_OPTIONS.graceMs });
-        traffic.stop();
-        await telemetry.shutdown();
-      })()),
-  };
 }
 
 /** `legacy metrics API: <url> (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)`. */
@@ -180,7 +210,7 @@ const PROMETHEUS_DEFAULTS = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
 
 /** `demo --help`. */
 export const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus-port PORT]
-       [--prometheus-host ADDRESS | --no-prometheus]
+       [--prometheus-host ADDRESS | --no-prometheus] [--workers N]
 
 Runs a simulated messaging server for two host types. It serves the legacy metrics API on the
 listeners of the messaging server configuration FILE and Prometheus on
@@ -196,6 +226,8 @@ Options:
   --prometheus-host ADDRESS The address it binds (default: OTEL_EXPORTER_PROMETHEUS_HOST,
                             else ${PROMETHEUS_DEFAULTS.address})
   --no-prometheus           No Prometheus exporter
+  --workers N               Run as a node:cluster server of N workers: the primary serves the
+                            whole server's legacy API and Prometheus (default: 1, one process)
   -h, --help                Show this help`;
 
 const PORT = /^\d{1,5}$/;
@@ -231,6 +263,7 @@ export const demoCommand: CliCommand = async (args, io) => {
       'prometheus-port': { type: 'string', valueName: 'PORT' },
       'prometheus-host': { type: 'string', valueName: 'ADDRESS' },
       'no-prometheus': { type: 'boolean' },
+      workers: { type: 'string', valueName: 'N' },
     },
   });
   if (values.help === true) {
@@ -238,6 +271,11 @@ export const demoCommand: CliCommand = async (args, io) => {
     return 0;
   }
   const prometheus = prometheusOption(values);
+  const workers = (values.workers as string | undefined) ?? '1';
+  if (!/^[1-9][0-9]{0,2}$/.test(workers))
+    throw new UsageError(
+      `demo: found --workers ${JSON.stringify(workers)}, expected an integer from 1 to 999`
+    );
   const config = await loadLegacyApiConfig(
     (values.config as string | undefined) ?? defaultDemoConfigPath()
   );
@@ -256,7 +294,12 @@ export const demoCommand: CliCommand = async (args, io) => {
   // Listening for signals before starting, so that one during startup is not the default kill.
   const signals = watchSignals();
   try {
-    const running = await startDemo({ config, prometheus, out: io.out });
+    const running = await startDemo({
+      config,
+      prometheus,
+      workers: Number(workers),
+      out: io.out,
+    });
     io.out('press Ctrl-C to stop');
     await signals.first;
     io.out('stopping (a second Ctrl-C exits at once)');

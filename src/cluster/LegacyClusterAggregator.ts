@@ -1,5 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import { diag } from '@opentelemetry/api';
 import { MetricStore } from '../reader/MetricStore';
 import { Snapshot } from '../snapshot/Snapshot';
 import { WARNING_CODES, WarnOnce } from '../warnings';
@@ -9,7 +8,20 @@ import {
   type LegacyClusterAggregatorOptions,
   type ResolvedAggregatorOptions,
 } from './options';
-import { isClusterMessage } from '../reader/clusterWire';
+import {
+  CUMULATIVE_MESSAGE_TYPE,
+  isClusterMessage,
+} from '../reader/clusterWire';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { CumulativeMetrics } from './CumulativeMetrics';
+import { SerialSlicedWork } from './SerialSlicedWork';
+
+/**
+ * The most store jobs (messages, ticks) waiting in the primary: far more than a tick's
+ * messages from a large cluster, so that only a primary that cannot keep up drops any.
+ */
+const MAX_QUEUED_JOBS = 1024;
+import { decodeCumulative } from './decodeCumulative';
 import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
 
 /** What the primary knows of a worker that reported. */
@@ -45,12 +57,12 @@ export class LegacyClusterAggregator {
   readonly [CLUSTER_AGGREGATOR] = true;
   private readonly _options: ResolvedAggregatorOptions;
   private readonly _store: MetricStore;
+  private readonly _cumulative: CumulativeMetrics;
   private _snapshot: Snapshot;
   private _timer: NodeJS.Timeout | undefined;
   private _started = false;
   private _stopped = false;
-  /** The slot the window ends at: it never moves back. */
-  private _slot = -Infinity;
+  private readonly _work: SerialSlicedWork;
   private readonly _workers = new Map<number, WorkerState>();
   private readonly _warnings = new WarnOnce();
   private readonly _onMessage = (worker: Worker, message: unknown): void =>
@@ -61,6 +73,12 @@ export class LegacyClusterAggregator {
   constructor(options: LegacyClusterAggregatorOptions = {}) {
     this._options = resolveAggregatorOptions(options);
     this._store = new MetricStore(this._options);
+    this._cumulative = new CumulativeMetrics(this._options);
+    this._work = new SerialSlicedWork(
+      this._store,
+      this._options,
+      MAX_QUEUED_JOBS
+    );
     this._snapshot = new Snapshot(this._store.view);
   }
 
@@ -107,10 +125,20 @@ export class LegacyClusterAggregator {
     return this;
   }
 
+  /**
+   * The workers' cumulative instruments combined, for a Prometheus serializer: counters and
+   * histogram buckets summed over the live workers and those that exited, gauges by the
+   * `gauges` rule over the live ones. The same object until a worker's message changes it.
+   * @param resource the resource the exposition's `target_info` shows
+   */
+  collectCumulative(resource: ResourceMetrics['resource']): ResourceMetrics {
+    return this._cumulative.collect(resource);
+  }
+
   /** Publishes what was received so far now, without waiting for the slot's end. */
   async forceFlush(): Promise<void> {
     this._tick();
-    return Promise.resolve();
+    return this._work.idle();
   }
 
   /** Stops listening and ticking; the API then answers 503. Idempotent. */
@@ -139,31 +167,20 @@ export class LegacyClusterAggregator {
     this._timer.unref();
   }
 
-  /** Slides the window to the current slot; returns the monotonic time read. */
-  private _advance(): number {
-    const monotonicMs = this._options.monotonicNow();
-    const slot = Math.max(
-      this._slot,
-      Math.floor(monotonicMs / this._options.slotMs)
-    );
-    if (slot !== this._slot) {
-      this._slot = slot;
-      this._store.expire(slot);
-    }
-    return monotonicMs;
-  }
-
+  /** Queues a publication of what was applied so far. */
   private _tick(): void {
-    try {
-      const monotonicMs = this._advance();
+    this._work.run(async slicer => {
+      const monotonicMs = await this._work.advance(slicer);
       this._dropSilentWorkers();
+      // A defect in a job is reported and survived: the previous snapshot stays served.
       this._snapshot = new Snapshot(
-        this._store.publish(this._options.now(), monotonicMs)
+        await this._store.publishSliced(
+          this._options.now(),
+          monotonicMs,
+          slicer
+        )
       );
-    } catch (error) {
-      // A defect, reported and survived: the previous snapshot stays served.
-      diag.error('LegacyClusterAggregator: tick failed', error);
-    }
+    });
   }
 
   private _receive(worker: Worker, message: unknown): void {
@@ -180,6 +197,43 @@ export class LegacyClusterAggregator {
       );
       return;
     }
+    if (message.type === CUMULATIVE_MESSAGE_TYPE)
+      this._receiveCumulative(worker, body);
+    else this._receiveCollection(worker, body);
+    const state = this._workers.get(worker.id);
+    if (state === undefined)
+      this._workers.set(worker.id, {
+        pid: worker.process.pid,
+        lastSlot: this._work.currentSlot(),
+        silent: false,
+      });
+    else {
+      state.lastSlot = this._work.currentSlot();
+      state.silent = false;
+    }
+  }
+
+  private _receiveCumulative(worker: Worker, body: string): void {
+    let changes: ReturnType<typeof decodeCumulative>;
+    try {
+      changes = decodeCumulative(body);
+    } catch (error) {
+      this._drop(worker, errorText(error));
+      return;
+    }
+    this._cumulative.apply(worker.id, changes, (name, reason) =>
+      this._warnings.warn(
+        `refused:${worker.id}:${name}`,
+        WARNING_CODES.clusterMessageDropped,
+        `LegacyClusterAggregator: left instrument ${name} of cluster worker ${worker.id} ` +
+          `(pid ${worker.process.pid ?? '?'}) out of the Prometheus exposition: ${reason}`
+      )
+    );
+    // Sent just before it exited: its gauges are gone with it.
+    if (worker.isDead()) this._cumulative.silence(worker.id);
+  }
+
+  private _receiveCollection(worker: Worker, body: string): void {
     let collection: ReturnType<typeof decodeCollection>;
     try {
       collection = decodeCollection(body);
@@ -188,28 +242,23 @@ export class LegacyClusterAggregator {
       return;
     }
     const source = `worker ${worker.id}`;
-    try {
-      const monotonicMs = this._advance();
-      this._store.apply(collection, this._slot, monotonicMs, source);
+    const queued = this._work.run(async slicer => {
+      const monotonicMs = await this._work.advance(slicer);
+      await this._store.applySliced(
+        collection,
+        this._work.slot,
+        monotonicMs,
+        slicer,
+        source
+      );
       // Sent just before it exited: its increases count, its last values are gone with it.
       if (worker.isDead()) this._store.forgetSource(source);
-    } catch (error) {
-      diag.error(
-        'LegacyClusterAggregator: a message could not be applied',
-        error
+    });
+    if (!queued)
+      this._drop(
+        worker,
+        `the primary is behind: ${MAX_QUEUED_JOBS} messages wait to be applied`
       );
-    }
-    const state = this._workers.get(worker.id);
-    if (state === undefined)
-      this._workers.set(worker.id, {
-        pid: worker.process.pid,
-        lastSlot: this._slot,
-        silent: false,
-      });
-    else {
-      state.lastSlot = this._slot;
-      state.silent = false;
-    }
   }
 
   private _drop(worker: Worker, reason: string): void {
@@ -224,7 +273,14 @@ export class LegacyClusterAggregator {
 
   private _forget(worker: Worker): void {
     this._workers.delete(worker.id);
-    this._store.forgetSource(`worker ${worker.id}`);
+    const source = `worker ${worker.id}`;
+    this._work.run(() => this._store.forgetSource(source));
+    // Its gauges leave now; its totals are carried once its channel is closed, when no message
+    // of it can still be on the way (a total carried twice would be counted twice).
+    this._cumulative.silence(worker.id);
+    if (worker.isConnected())
+      worker.once('disconnect', () => this._cumulative.forget(worker.id));
+    else this._cumulative.forget(worker.id);
     // "Dropped at once": a snapshot published before the exit must not serve its gauges for a slot.
     this._tick();
   }
@@ -232,9 +288,10 @@ export class LegacyClusterAggregator {
   private _dropSilentWorkers(): void {
     const limit = this._options.silentSlots;
     for (const [id, state] of this._workers) {
-      if (state.silent || this._slot - state.lastSlot <= limit) continue;
+      if (state.silent || this._work.slot - state.lastSlot <= limit) continue;
       state.silent = true;
       this._store.forgetSource(`worker ${id}`);
+      this._cumulative.silence(id);
       this._warnings.warn(
         `silent:${id}:${state.lastSlot}`,
         WARNING_CODES.clusterWorkerSilent,

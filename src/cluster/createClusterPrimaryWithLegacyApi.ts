@@ -10,6 +10,15 @@ import {
   type LegacyMetricsServerOptions,
 } from '../http/startLegacyMetricsServer';
 import { checkOptionObject, invalidOption } from '../optionValidation';
+import type { Resource } from '@opentelemetry/resources';
+import { environmentResource } from '../provider/environmentResource';
+import type { PrometheusEndpointOptions } from '../provider/options';
+import { resolvePrometheus } from '../provider/resolveOptions';
+import {
+  servePrometheus,
+  type PrometheusEndpoint,
+} from '../provider/prometheusEndpoint';
+import { clusterPrometheusExposition } from './clusterPrometheusExposition';
 import { LegacyClusterAggregator } from './LegacyClusterAggregator';
 import {
   resolveAggregatorOptions,
@@ -29,6 +38,20 @@ export interface ClusterPrimaryWithLegacyApiOptions {
   config?: LegacyApiConfig | readonly ListenerConfig[];
   /** With `config`: the options of `startLegacyMetricsListeners`. @default {} */
   listeners?: LegacyMetricsListenersOptions;
+  /**
+   * The Prometheus endpoint of the whole server (the workers' instruments combined, see
+   * {@link LegacyClusterAggregator.collectCumulative}), as `createMeterProviderWithLegacyApi`'s
+   * option, or `false` for none. Workers feed it with `createMeterProviderWithLegacyApi({ cluster: true })`
+   * or a `createClusterPrometheusReader()` of their own.
+   * @default { address: '127.0.0.1', port: 9464, endpoint: '/metrics' }
+   */
+  prometheus?: PrometheusEndpointOptions | false;
+  /**
+   * Merged over the resource read from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`: what
+   * the exposition's `target_info` shows.
+   * @default undefined
+   */
+  resource?: Resource;
 }
 
 /** What {@link createClusterPrimaryWithLegacyApi} started. */
@@ -37,15 +60,28 @@ export interface ClusterPrimaryWithLegacyApi {
   readonly aggregator: LegacyClusterAggregator;
   /** The legacy API's listener (`server`) or listeners (`config`). */
   readonly legacy: LegacyMetricsServer | LegacyMetricsListeners;
+  /**
+   * The exposition's URL when it has a listener of its own (with the port actually bound);
+   * undefined when it is mounted on an app or off.
+   */
+  readonly prometheusUrl: string | undefined;
   /** Closes the listeners, then stops the aggregator. Idempotent. */
   shutdown(): Promise<void>;
 }
 
-const OPTION_KEYS = ['legacy', 'server', 'config', 'listeners'];
+const OPTION_KEYS = [
+  'legacy',
+  'server',
+  'config',
+  'listeners',
+  'prometheus',
+  'resource',
+];
 
 /**
  * Sets up the primary of a `node:cluster` server in one call: a started
- * {@link LegacyClusterAggregator} and the legacy API's listeners, which only the primary opens.
+ * {@link LegacyClusterAggregator}, the legacy API's listeners and the Prometheus endpoint of
+ * the whole server, which only the primary opens.
  * Fork the workers after it resolves; each gives `cluster: true` to its reader (or to
  * `createMeterProviderWithLegacyApi`).
  * @throws InvalidOptionError before anything starts; ListenError after the aggregator is stopped again
@@ -53,7 +89,7 @@ const OPTION_KEYS = ['legacy', 'server', 'config', 'listeners'];
 export async function createClusterPrimaryWithLegacyApi(
   options: ClusterPrimaryWithLegacyApiOptions
 ): Promise<ClusterPrimaryWithLegacyApi> {
-  const { legacy, server, config, listeners } = options;
+  const { legacy, server, config, listeners, resource } = options;
   checkOptionObject('', options, OPTION_KEYS);
   if ((server === undefined) === (config === undefined))
     invalidOption(
@@ -65,22 +101,47 @@ export async function createClusterPrimaryWithLegacyApi(
     invalidOption('listeners', listeners, 'nothing beside server');
   // Checked here so that an error names its full path (`legacy.windowMs`).
   resolveAggregatorOptions(legacy, 'legacy');
-  const aggregator = new LegacyClusterAggregator(legacy).start();
+  const prometheus = resolvePrometheus(options.prometheus);
+  const aggregator = new LegacyClusterAggregator(legacy);
+  const exposition =
+    prometheus === undefined
+      ? undefined
+      : clusterPrometheusExposition(aggregator, environmentResource(resource));
+  aggregator.start();
+  let endpoint: PrometheusEndpoint | undefined;
   let started: LegacyMetricsServer | LegacyMetricsListeners;
   try {
+    if (exposition !== undefined && prometheus !== undefined)
+      endpoint = await servePrometheus(exposition, prometheus);
+    // As the one-call provider's: a deprecation that names no successor names this endpoint.
+    const successor = { defaultSuccessor: endpoint?.url };
     started =
       server !== undefined
-        ? await startLegacyMetricsServer(aggregator, server)
-        : await startLegacyMetricsListeners(aggregator, config!, listeners);
+        ? await startLegacyMetricsServer(aggregator, {
+            ...successor,
+            ...server,
+          })
+        : await startLegacyMetricsListeners(aggregator, config!, {
+            ...successor,
+            ...listeners,
+          });
   } catch (error) {
+    await endpoint?.close();
     await aggregator.shutdown();
     throw error;
   }
   let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    try {
+      await Promise.all([started.close(), endpoint?.close()]);
+    } finally {
+      await aggregator.shutdown();
+    }
+  };
   return {
     aggregator,
     legacy: started,
-    shutdown: () =>
-      (stopping ??= started.close().finally(() => aggregator.shutdown())),
+    prometheusUrl: endpoint?.url,
+    shutdown: () => (stopping ??= stop()),
   };
 }

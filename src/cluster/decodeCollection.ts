@@ -21,44 +21,55 @@ import {
 
 /** Bounds of what the primary accepts, well past what the SDK produces. */
 const MAX_ATTRIBUTES = 128;
-const MAX_BUCKETS = 16_384;
+export const MAX_BUCKETS = 16_384;
 const MIN_SCALE = -10;
 const MAX_SCALE = 20;
 
 /** Why a message was refused: the first field found wrong. */
 export class WireError extends Error {}
 
-function fail(where: string, expected: string): never {
+export function fail(where: string, expected: string): never {
   throw new WireError(`${where}: expected ${expected}`);
 }
 
-function array(value: unknown, where: string, length?: number): unknown[] {
+export function array(
+  value: unknown,
+  where: string,
+  length?: number
+): unknown[] {
   if (!Array.isArray(value)) fail(where, 'an array');
   if (length !== undefined && value.length !== length)
     fail(where, `an array of ${length} items`);
   return value;
 }
 
-function text(value: unknown, where: string): string {
+export function text(value: unknown, where: string): string {
   if (typeof value !== 'string' || value === '')
     fail(where, 'a non-empty string');
   return value;
 }
 
-function optionalText(value: unknown, where: string): string | undefined {
+export function optionalText(
+  value: unknown,
+  where: string
+): string | undefined {
   if (value === null) return undefined;
   if (typeof value !== 'string') fail(where, 'a string or null');
   return value;
 }
 
-function integer(value: unknown, where: string, min = -Infinity): number {
+export function integer(
+  value: unknown,
+  where: string,
+  min = -Infinity
+): number {
   if (!Number.isSafeInteger(value) || (value as number) < min)
     fail(where, min === 0 ? 'a non-negative integer' : 'an integer');
   return value as number;
 }
 
 /** A number, or null for one JSON could not carry. */
-function wireNumber(value: unknown, where: string): number {
+export function wireNumber(value: unknown, where: string): number {
   if (value === null) return NaN;
   if (typeof value !== 'number') fail(where, 'a number or null');
   return value;
@@ -72,7 +83,7 @@ function isAttributeScalar(value: unknown): boolean {
   );
 }
 
-function attributes(value: unknown, where: string): Attributes {
+export function attributes(value: unknown, where: string): Attributes {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     fail(where, 'an object of attributes');
   const keys = Object.keys(value);
@@ -220,34 +231,42 @@ function metric(value: unknown, where: string): MetricData {
 }
 
 /**
+ * A body's list of meters, each read back with `metrics` (the same layout in both sections).
+ * @param section the body's field that holds them, for the messages
+ */
+export function decodeScopes<T>(
+  body: string,
+  section: 's' | 'c',
+  metrics: (value: unknown, where: string) => T
+): { scope: ScopeMetrics['scope']; metrics: T[] }[] {
+  const parsed: unknown = JSON.parse(body);
+  if (typeof parsed !== 'object' || parsed === null) fail('body', 'an object');
+  const { v, [section]: scopes } = parsed as Record<string, unknown>;
+  if (v !== WIRE_VERSION) fail('body.v', `${WIRE_VERSION}`);
+  return array(scopes, `body.${section}`).map((scope, i) => {
+    const where = `meter ${i}`;
+    const [name, version, schemaUrl, list] = array(scope, where, 4);
+    const scopeVersion = optionalText(version, `${where} version`);
+    const scopeSchemaUrl = optionalText(schemaUrl, `${where} schemaUrl`);
+    return {
+      scope: {
+        name: text(name, `${where} name`),
+        ...(scopeVersion === undefined ? {} : { version: scopeVersion }),
+        ...(scopeSchemaUrl === undefined ? {} : { schemaUrl: scopeSchemaUrl }),
+      },
+      metrics: array(list, `${where} metrics`).map((m, j) =>
+        metrics(m, `${where} metric ${j}`)
+      ),
+    };
+  });
+}
+
+/**
  * Reads a body back into the collection the worker made, checking every field.
  * @throws WireError naming the first field that is wrong (or a SyntaxError from JSON.parse)
  */
 export function decodeCollection(body: string): ResourceMetrics {
-  const parsed: unknown = JSON.parse(body);
-  if (typeof parsed !== 'object' || parsed === null) fail('body', 'an object');
-  const { v, s } = parsed as { v?: unknown; s?: unknown };
-  if (v !== WIRE_VERSION) fail('body.v', `${WIRE_VERSION}`);
-  const scopeMetrics: ScopeMetrics[] = array(s, 'body.s').map(
-    (scope, i): ScopeMetrics => {
-      const where = `meter ${i}`;
-      const [name, version, schemaUrl, metrics] = array(scope, where, 4);
-      const scopeVersion = optionalText(version, `${where} version`);
-      const scopeSchemaUrl = optionalText(schemaUrl, `${where} schemaUrl`);
-      return {
-        scope: {
-          name: text(name, `${where} name`),
-          ...(scopeVersion === undefined ? {} : { version: scopeVersion }),
-          ...(scopeSchemaUrl === undefined
-            ? {}
-            : { schemaUrl: scopeSchemaUrl }),
-        },
-        metrics: array(metrics, `${where} metrics`).map((m, j) =>
-          metric(m, `${where} metric ${j}`)
-        ),
-      };
-    }
-  );
+  const scopeMetrics: ScopeMetrics[] = decodeScopes(body, 's', metric);
   // The store reads scopes only: the workers' resources are their own (see the README on OTLP).
   return { resource: undefined, scopeMetrics } as unknown as ResourceMetrics;
 }

@@ -63,7 +63,8 @@ export const DEFAULT_AGGREGATOR_OPTIONS = Object.freeze({
 
 /**
  * Options of the worker's reader that mean nothing in the primary. The primary applies each
- * worker's message whole as it arrives, and ticks in one block: it does not slice its work.
+ * worker's message and publishes each tick in slices of the reader's default `sliceMs`, as a
+ * worker's reader does, one job after the other.
  */
 const WORKER_ONLY = [
   'cluster',

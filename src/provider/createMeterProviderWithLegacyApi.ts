@@ -1,5 +1,5 @@
+import { randomUUID } from 'node:crypto';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import type * as ResourcesModule from '@opentelemetry/resources';
 import {
   InstrumentType,
   MeterProvider,
@@ -10,9 +10,10 @@ import {
 import { InvalidOptionError } from '../errors';
 import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
 import type { MeterProviderWithLegacyApiOptions } from './options';
-import { loadOptionalPeer } from './optionalPeer';
 import { createOtlpExporter } from './otlpExporter';
 import { resolveOptions } from './resolveOptions';
+import { createClusterPrometheusReader } from '../cluster/clusterPrometheusReader';
+import { environmentResource } from './environmentResource';
 import {
   createPrometheusExporter,
   servePrometheus,
@@ -115,7 +116,7 @@ export async function createMeterProviderWithLegacyApi(
   options: MeterProviderWithLegacyApiOptions = {}
 ): Promise<MeterProviderWithLegacyApi> {
   const resolved = resolveOptions(options);
-  const otlp = resolved.otlp;
+  const { otlp, cluster, slotMs } = resolved;
 
   const legacyReader = new LegacyMetricsReader(resolved.legacy);
   const limit = (type: InstrumentType): number =>
@@ -136,19 +137,21 @@ export async function createMeterProviderWithLegacyApi(
 
   // The caller's readers first: one the SDK refuses (bound to another provider) leaves ours unbound.
   const readers: IMetricReader[] = [...resolved.readers, legacyReader];
+  // In a cluster worker, the primary's Prometheus endpoint serves this worker's instruments too.
+  if (cluster)
+    readers.push(
+      createClusterPrometheusReader({
+        intervalMs: slotMs,
+        cardinalityLimit: limit(InstrumentType.COUNTER),
+      })
+    );
   if (prometheusExporter !== undefined) readers.push(prometheusExporter);
   if (otlpReader !== undefined) readers.push(otlpReader);
-  const { defaultResource, detectResources, envDetector } = loadOptionalPeer<
-    typeof ResourcesModule
-  >(
-    '@opentelemetry/resources',
-    'resource',
-    'the resource from OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES',
-    'the version of your @opentelemetry/sdk-metrics (which installs it too)'
+  // Each cluster worker exports OTLP as an instance of its own, or their series would collide.
+  const resource = environmentResource(
+    resolved.resource,
+    cluster ? randomUUID() : undefined
   );
-  const resource = defaultResource()
-    .merge(detectResources({ detectors: [envDetector] }))
-    .merge(resolved.resource ?? null);
   // One recording per request of the legacy API's usage telemetry, whatever the readers.
   const meterProvider = buildMeterProvider({
     resource,

@@ -146,8 +146,11 @@ export interface MeterProviderWithLegacyApiOptions {
   prometheus?: PrometheusEndpointOptions | false;
   /**
    * In a `node:cluster` worker: the legacy reader sends its data to the primary (its `cluster`
-   * option), and no Prometheus listener is opened unless `prometheus` is given. The primary
-   * serves the legacy API; start no legacy listener in a worker.
+   * option) and its instruments to the primary's Prometheus endpoint (a
+   * `createClusterPrometheusReader`), and no Prometheus listener is opened unless `prometheus`
+   * is given. Its resource gets a `service.instance.id` of its own (a random UUID, unless
+   * `resource` sets one), so that OTLP shows each worker as an instance. The primary serves
+   * the legacy API; start no legacy listener in a worker.
    * @default false
    */
   cluster?: boolean;

@@ -62,7 +62,7 @@ export interface PrometheusEndpoint {
  * @throws ListenError when the listener cannot bind
  */
 export async function servePrometheus(
-  exporter: PrometheusExporter,
+  exporter: Pick<PrometheusExporter, 'getMetricsRequestHandler'>,
   prometheus: ResolvedPrometheus
 ): Promise<PrometheusEndpoint> {
   let stopped = false;

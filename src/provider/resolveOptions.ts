@@ -84,6 +84,10 @@ export interface ResolvedProviderOptions {
   readonly views: ViewOptions[];
   readonly readers: IMetricReader[];
   readonly resource: Resource | undefined;
+  /** The legacy reader sends to a cluster primary (`cluster`). */
+  readonly cluster: boolean;
+  /** The legacy reader's slot, which a cluster worker's Prometheus reader ticks with. */
+  readonly slotMs: number;
 }
 
 const OPTION_KEYS = [
@@ -127,7 +131,9 @@ const QUERY = /[?#]/;
  * port, else `OTEL_EXPORTER_PROMETHEUS_HOST` and `OTEL_EXPORTER_PROMETHEUS_PORT` (the
  * specification's variables), else the defaults.
  */
-function resolvePrometheus(value: unknown): ResolvedPrometheus | undefined {
+export function resolvePrometheus(
+  value: unknown
+): ResolvedPrometheus | undefined {
   if (value === false) return undefined;
   const given = value ?? {};
   checkOptionObject('prometheus', given, PROMETHEUS_KEYS, 'an object or false');
@@ -301,8 +307,10 @@ export function resolveOptions(options: unknown): ResolvedProviderOptions {
     cluster ? { ...legacy, cluster } : (legacy ?? {})
   ) as LegacyMetricsReaderOptions;
   // Checked here, so that a reader option error names its full path (`legacy.windowMs`).
-  resolveReaderOptions(legacyOptions, 'legacy');
+  const { slotMs } = resolveReaderOptions(legacyOptions, 'legacy');
   return {
+    cluster,
+    slotMs,
     legacy: legacyOptions,
     prometheus,
     otlp,

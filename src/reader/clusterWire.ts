@@ -141,13 +141,133 @@ export function encodeCollection(
   return { body: JSON.stringify({ v: WIRE_VERSION, s: scopes }), refused };
 }
 
-/** Whether an IPC message is one of this package's (valid or not); other messages are left alone. */
+/**
+ * Whether an IPC message is one of this package's, of either section (valid or not); other
+ * messages are the application's and are left alone.
+ */
 export function isClusterMessage(
   message: unknown
 ): message is { type: string; body: unknown } {
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    (message as { type?: unknown }).type === CLUSTER_MESSAGE_TYPE
-  );
+  if (typeof message !== 'object' || message === null) return false;
+  const type = (message as { type?: unknown }).type;
+  return type === CLUSTER_MESSAGE_TYPE || type === CUMULATIVE_MESSAGE_TYPE;
+}
+
+/**
+ * The `type` of the cumulative section's IPC messages: what the primary's Prometheus endpoint
+ * serves. Body (read back by `decodeCumulative`):
+ * `{ v: 1, c: [[meterName, version, schemaUrl, [[name, kind, integer, description, unit, boundaries, points]]]] }`,
+ * kinds as {@link WireKind} but `x` for an explicit-bucket histogram (whose point value is
+ * `[count, sum, min, max, counts]`, `boundaries` its metric's, else null). Only the points whose
+ * value changed since the last message are in it.
+ */
+export const CUMULATIVE_MESSAGE_TYPE = 'otel-legacy-metrics-api/cumulative';
+
+/** What a cumulative instrument is on the wire. */
+export type CumulativeKind = 's' | 'u' | 'g' | 'l' | 'x';
+type CumulativeHistogram = [
+  number,
+  number | null,
+  number | null,
+  number | null,
+  number[],
+];
+type CumulativePoint = [Attributes, number | null | CumulativeHistogram];
+type CumulativeMetric = [
+  string,
+  CumulativeKind,
+  0 | 1,
+  string,
+  string,
+  number[] | null,
+  CumulativePoint[],
+];
+
+function isObservable(metric: MetricData): boolean {
+  const type = (metric.descriptor as { readonly type?: unknown }).type;
+  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
+}
+
+function cumulativeKind(metric: MetricData): CumulativeKind | undefined {
+  switch (metric.dataPointType) {
+    case DataPointType.SUM:
+      if (metric.isMonotonic) return 's';
+      return isObservable(metric) ? 'l' : 'u';
+    case DataPointType.GAUGE:
+      return 'g';
+    case DataPointType.HISTOGRAM:
+      return 'x';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Encodes a cumulative collection's changes since the last call. `sent` maps each series to
+ * the text of the value last sent, and is updated; clear it to send everything again (after
+ * a message was lost). Returns undefined when nothing changed. Exponential histograms, which
+ * the Prometheus exposition cannot show either, are returned by name in `refused`.
+ */
+export function encodeCumulativeChanges(
+  resourceMetrics: ResourceMetrics,
+  sent: Map<string, string>
+): { body: string | undefined; refused: string[] } {
+  const scopes: unknown[] = [];
+  const refused: string[] = [];
+  for (const { scope, metrics } of resourceMetrics.scopeMetrics) {
+    const wireMetrics: CumulativeMetric[] = [];
+    for (const metric of metrics) {
+      const kind = cumulativeKind(metric);
+      if (kind === undefined) {
+        refused.push(metric.descriptor.name);
+        continue;
+      }
+      let boundaries: number[] | null = null;
+      const points: CumulativePoint[] = [];
+      for (const point of metric.dataPoints) {
+        const value = point.value;
+        let wireValue: CumulativePoint[1];
+        if (typeof value === 'number') wireValue = finiteOrNull(value);
+        else if (typeof value === 'object' && 'buckets' in value) {
+          boundaries ??= value.buckets.boundaries;
+          wireValue = [
+            value.count,
+            finiteOrNull(value.sum),
+            finiteOrNull(value.min),
+            finiteOrNull(value.max),
+            value.buckets.counts,
+          ];
+        } else continue;
+        const key = `${scope.name}\0${scope.version ?? ''}\0${metric.descriptor.name}\0${JSON.stringify(point.attributes)}`;
+        const text = JSON.stringify(wireValue);
+        if (sent.get(key) === text) continue;
+        sent.set(key, text);
+        points.push([point.attributes, wireValue]);
+      }
+      if (points.length === 0) continue;
+      wireMetrics.push([
+        metric.descriptor.name,
+        kind,
+        metric.descriptor.valueType === VALUE_TYPE_INT ? 1 : 0,
+        metric.descriptor.description,
+        metric.descriptor.unit,
+        boundaries,
+        points,
+      ]);
+    }
+    if (wireMetrics.length > 0)
+      scopes.push([
+        scope.name,
+        scope.version ?? null,
+        scope.schemaUrl ?? null,
+        wireMetrics,
+      ]);
+  }
+  return {
+    body:
+      scopes.length === 0
+        ? undefined
+        : JSON.stringify({ v: WIRE_VERSION, c: scopes }),
+    refused,
+  };
 }

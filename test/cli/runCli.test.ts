@@ -118,11 +118,11 @@ describe('runCli', () => {
     ],
     [
       ['demo', '--port', '80'],
-      'legacy-metrics-api: demo: unknown option "--port"; expected --config FILE, --prometheus-port PORT, --prometheus-host ADDRESS, --no-prometheus or --help',
+      'legacy-metrics-api: demo: unknown option "--port"; expected --config FILE, --prometheus-port PORT, --prometheus-host ADDRESS, --no-prometheus, --workers N or --help',
     ],
     [
       ['demo', 'server.toml'],
-      'legacy-metrics-api: demo: unexpected argument "server.toml"; expected --config FILE, --prometheus-port PORT, --prometheus-host ADDRESS, --no-prometheus or --help',
+      'legacy-metrics-api: demo: unexpected argument "server.toml"; expected --config FILE, --prometheus-port PORT, --prometheus-host ADDRESS, --no-prometheus, --workers N or --help',
     ],
     [
       ['demo', '--config'],

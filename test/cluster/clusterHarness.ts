@@ -13,8 +13,11 @@ export interface ClusterEvent {
 export interface RunningCluster {
   readonly primary: ChildProcess;
   readonly events: ClusterEvent[];
-  /** The base URLs of the host_type and host variants (`http://127.0.0.1:port`). */
-  readonly urls: { hostType: string; host: string };
+  /**
+   * The base URLs of the host_type and host variants (`http://127.0.0.1:port`), and with
+   * SETUP=config the Prometheus endpoint's URL.
+   */
+  readonly urls: { hostType: string; host: string; prometheus?: string };
   send(command: Record<string, unknown>): void;
   /** Resolves once `count` events pass `test`, or rejects after `timeoutMs`. */
   waitFor(
@@ -86,6 +89,9 @@ export async function startCluster(
       urls: {
         hostType: listening!['hostType'] as string,
         host: listening!['host'] as string,
+        ...(typeof listening!['prometheus'] === 'string'
+          ? { prometheus: listening!['prometheus'] }
+          : {}),
       },
       send: command => primary.send(command),
       waitFor,

@@ -1,5 +1,7 @@
 import Fastify from 'fastify';
 import {
+  createClusterPrimaryWithLegacyApi,
+  createClusterPrometheusReader,
   createMeterProviderWithLegacyApi,
   InvalidOptionError,
   LegacyClusterAggregator,
@@ -114,5 +116,32 @@ describe('LegacyClusterAggregator', () => {
         await app.close();
       }
     });
+  });
+});
+
+describe('createClusterPrimaryWithLegacyApi', () => {
+  it.each([
+    [
+      { server: { port: 0 }, prometheus: { port: -1 } },
+      'prometheus.port: found -1, expected an integer from 0 to 65535',
+    ],
+    [
+      { server: { port: 0 }, prometheus: 'on' },
+      'prometheus: found "on", expected an object or false',
+    ],
+    [
+      { server: { port: 0 }, resources: {} },
+      'resources: found an unknown option, expected one of legacy, server, config, listeners, prometheus, resource',
+    ],
+  ])('should refuse %p before anything starts', async (options, message) => {
+    await expect(
+      createClusterPrimaryWithLegacyApi(options as never)
+    ).rejects.toThrow(message);
+  });
+
+  it('should create createClusterPrometheusReader only in a worker', () => {
+    expect(() => createClusterPrometheusReader()).toThrow(
+      'createClusterPrometheusReader: found true, expected false outside a node:cluster worker'
+    );
   });
 });

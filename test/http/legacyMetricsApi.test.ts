@@ -9,7 +9,6 @@ import {
   type Variant,
 } from '../../src';
 import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
-import { pathSegments } from '../../src/http/legacyMetricsApi';
 import { createApp, createRig, type Rig } from '../helpers';
 
 /** Known traffic: two host types (one with a space), global metrics, a histogram. */
@@ -522,22 +521,6 @@ describe('legacyMetricsApi', () => {
     }
     await app.close();
     await rig.close();
-  });
-});
-
-describe('pathSegments', () => {
-  it.each([
-    ['/api', []],
-    ['/api/', []],
-    ['/api/metrics', ['metrics']],
-    ['/api/metrics/', ['metrics']],
-    ['/api/metrics/host_type/a%2Fb', ['metrics', 'host_type', 'a/b']],
-    ['/api/metrics/a+b', ['metrics', 'a+b']],
-    ['/api/metrics?x=/y', ['metrics']],
-    ['/api/metrics//all', undefined],
-    ['/api/metrics/%zz', null],
-  ])('should split %s', (url, expected) => {
-    expect(pathSegments(url, '/api'.length)).toEqual(expected);
   });
 });
 

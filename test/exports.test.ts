@@ -38,6 +38,7 @@ const EXPECTED_EXPORTS = [
   'VARIANTS',
   'createMeterProviderWithLegacyApi',
   'legacyMetricsApi',
+  'legacyMetricsRequestListener',
   'loadLegacyApiConfig',
   'parseLegacyApiConfig',
   'startLegacyMetricsListeners',

@@ -1,7 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { parseLegacyRoute, type LegacyRoute } from '../route/legacyRoute';
 import { negotiate } from './contentNegotiation';
+import {
+  announceTransitions,
+  type DeprecationAnnouncer,
+} from './deprecationAnnouncer';
 import { SERIALIZERS, sendErrorWith } from './errorResponse';
+import { ANY_HOST } from './hostConstraint';
 import type { HttpAdapter } from './httpAdapter';
 import { InBandSunsetMetric } from './inBandSunsetMetric';
 import type { ResolvedLegacyApi } from './legacyApiOptions';
@@ -29,8 +34,9 @@ const AGGREGATOR_UNAVAILABLE = {
  * the snapshot's one response cache.
  */
 export class LegacyApiHandler<Req, Rep> {
-  /** The mount's usage telemetry, which its entry point starts and stops. */
+  /** The mount's usage telemetry and deprecation warnings, which its entry point starts and stops. */
   readonly usage: UsageTelemetry | undefined;
+  readonly announcer: DeprecationAnnouncer | undefined;
   private readonly _inBand: InBandSunsetMetric | undefined;
   private readonly _unavailable: Record<'unregistered' | 'shutdown', string>;
   /** Whether a request reads the reader's clock: only a deprecation or telemetry needs it. */
@@ -42,7 +48,7 @@ export class LegacyApiHandler<Req, Rep> {
     prefix: string,
     private readonly _adapter: HttpAdapter<Req, Rep>
   ) {
-    const { reader, variant, deprecation } = _mount;
+    const { reader, variant, deprecation, host } = _mount;
     this.usage = UsageTelemetry.create(
       _mount.usage,
       { prefix, variant },
@@ -50,6 +56,12 @@ export class LegacyApiHandler<Req, Rep> {
     );
     if (deprecation?.settings.inBand === true)
       this._inBand = new InBandSunsetMetric(deprecation);
+    if (deprecation !== undefined)
+      this.announcer = announceTransitions(
+        deprecation,
+        `${prefix}/metrics${host === ANY_HOST ? '' : ` (Host ${host})`}`,
+        () => reader.now()
+      );
     this._unavailable = isClusterAggregator(reader)
       ? AGGREGATOR_UNAVAILABLE
       : UNAVAILABLE;

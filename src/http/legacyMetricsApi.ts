@@ -8,9 +8,8 @@ import type {
 import fastifyPlugin from 'fastify-plugin';
 import { performance } from 'node:perf_hooks';
 import type { Variant } from '../attributes';
-import { ANY_HOST, hostConstraints } from './hostConstraint';
+import { hostConstraints } from './hostConstraint';
 import type { LegacyApiDeprecationOptions } from './deprecation';
-import { announceTransitions } from './deprecationAnnouncer';
 import { FASTIFY_ADAPTER } from './httpAdapter';
 import { LegacyApiHandler } from './LegacyApiHandler';
 import {
@@ -69,16 +68,18 @@ async function legacyApiRoutes(
   options: ResolvedLegacyApi
 ): Promise<void> {
   const { prefix } = fastify;
-  const { reader, deprecation, host } = options;
   const handler = new LegacyApiHandler(options, prefix, FASTIFY_ADAPTER);
-  const usage = handler.usage;
-  if (deprecation !== undefined)
-    announceTransitions(
-      fastify,
-      deprecation,
-      `${prefix}/metrics${host === ANY_HOST ? '' : ` (Host ${host})`}`,
-      () => reader.now()
-    );
+  const { usage, announcer } = handler;
+  if (announcer !== undefined) {
+    fastify.addHook('onReady', done => {
+      announcer.start();
+      done();
+    });
+    fastify.addHook('onClose', (_instance, done) => {
+      announcer.stop();
+      done();
+    });
+  }
   if (usage !== undefined) {
     // Only the API's requests pay for the stamp: the hook is in the plugin's own context.
     fastify.decorateRequest(ARRIVAL, 0);
@@ -106,7 +107,7 @@ async function legacyApiRoutes(
   const otherMethods = fastify.supportedMethods.filter(
     method => !readMethods.includes(method)
   );
-  const constraints = hostConstraints(fastify, host);
+  const constraints = hostConstraints(fastify, options.host);
   for (const url of ['/metrics', '/metrics/*']) {
     const routes: RouteOptions[] = [
       { method: readMethods, url, handler: serve },

@@ -29,6 +29,7 @@ export const {
   createClusterPrimaryWithLegacyApi,
   createMeterProviderWithLegacyApi,
   legacyMetricsApi,
+  legacyMetricsRequestListener,
   loadLegacyApiConfig,
   parseLegacyApiConfig,
   startLegacyMetricsListeners,

@@ -1,4 +1,8 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import express from 'express';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { XMLValidator } from 'fast-xml-parser';
@@ -6,6 +10,7 @@ import {
   InvalidOptionError,
   legacyMetricsApi,
   LegacyMetricsReader,
+  legacyMetricsRequestListener,
   type Variant,
 } from '../../src';
 import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
@@ -719,5 +724,72 @@ describe('legacyMetricsApi and the reader lifecycle', () => {
       "<error code='unavailable' message='the reader is shut down'/>",
     ]);
     await app.close();
+  });
+});
+
+describe('legacyMetricsRequestListener beside an Express application', () => {
+  let rig: Rig;
+  let server: Server | undefined;
+
+  beforeEach(async () => {
+    rig = createRig({ hostTypes: ['localhost'] });
+    await recordTraffic(rig);
+  });
+
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise(done => (server ? server.close(done) : done(undefined)));
+    server = undefined;
+    await rig.close();
+  });
+
+  it("should leave the application's own routes under the same prefix to it", async () => {
+    const app = express();
+    app.get('/api/users', (_request, response) => {
+      response.json(['alice']);
+    });
+    app.use(
+      '/api',
+      legacyMetricsRequestListener(rig.reader, { prefix: '/api' })
+    );
+    app.get('/api/metricsx', (_request, response) => {
+      response.send('not the API');
+    });
+    app.use((_request, response) => {
+      response.status(404).send('application 404');
+    });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const get = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      return { status: res.status, body: await res.text() };
+    };
+    expect(await get('/api/users')).toEqual({
+      status: 200,
+      body: '["alice"]',
+    });
+    expect(await get('/api/metricsx')).toEqual({
+      status: 200,
+      body: 'not the API',
+    });
+    expect(await get('/api/unknown')).toEqual({
+      status: 404,
+      body: 'application 404',
+    });
+    expect(await get('/api/metrics/global/nodeUpTime')).toEqual({
+      status: 200,
+      body: '{"metric":{"value":42,"ms_since_reset":0}}',
+    });
+    expect((await get('/api/metrics/nope')).status).toBe(404);
+  });
+
+  it('should reject bad options when it is made, naming them', () => {
+    expect(() =>
+      legacyMetricsRequestListener(rig.reader, { variant: 'hosts' as never })
+    ).toThrow('legacyMetricsRequestListener.variant: found "hosts"');
+    expect(() =>
+      legacyMetricsRequestListener(rig.reader, { prefix: 'api' })
+    ).toThrow(InvalidOptionError);
   });
 });

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import {
   legacyMetricsApi,
   legacyMetricsRequestListener,
+  startLegacyMetricsServer,
   type LegacyMetricsApiOptions,
   type LegacySnapshotSource,
 } from '../../src';
@@ -141,4 +142,64 @@ export const SERVERS: ReadonlyArray<
       return listening(createServer(app));
     },
   ],
+];
+
+/** A server listening on 127.0.0.1 with the legacy API at `<url>/api`. */
+export interface ListeningApi {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The three ways to serve the legacy API at `/api` over real sockets: the plugin in the package's
+ * standalone server, and the request listener under `node:http` and under Express 5.
+ */
+export const LISTENING_SERVERS: ReadonlyArray<
+  [
+    name: string,
+    start: (
+      reader: LegacySnapshotSource,
+      options: ApiOptions
+    ) => Promise<ListeningApi>,
+  ]
+> = [
+  [
+    'fastify plugin',
+    (reader, options) =>
+      startLegacyMetricsServer(reader, { port: 0, ...options }),
+  ],
+  ...SERVERS.slice(1).map(
+    ([name]): [
+      string,
+      (
+        reader: LegacySnapshotSource,
+        options: ApiOptions
+      ) => Promise<ListeningApi>,
+    ] => [
+      name,
+      async (reader, options) => {
+        const listener = legacyMetricsRequestListener(reader, {
+          prefix: '/api',
+          ...options,
+        });
+        let server: Server;
+        if (name.startsWith('Express')) {
+          const app = express();
+          app.use('/api', listener);
+          server = createServer(app);
+        } else server = createServer(listener);
+        server.listen(0, '127.0.0.1');
+        await once(server, 'listening');
+        const { port } = server.address() as AddressInfo;
+        return {
+          url: `http://127.0.0.1:${port}`,
+          close: () =>
+            new Promise(done => {
+              server.closeAllConnections();
+              server.close(() => done());
+            }),
+        };
+      },
+    ]
+  ),
 ];

@@ -30,6 +30,7 @@ export const {
   createClusterPrometheusReader,
   createMeterProviderWithLegacyApi,
   legacyMetricsApi,
+  legacyMetricsRequestListener,
   loadLegacyApiConfig,
   parseLegacyApiConfig,
   startLegacyMetricsListeners,

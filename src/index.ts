@@ -53,6 +53,7 @@ export type {
 export type { LegacySnapshotSource } from './http/LegacySnapshotSource';
 export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
 export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
+export { legacyMetricsRequestListener } from './http/legacyMetricsRequestListener';
 export type { LegacyApiDeprecationOptions } from './http/deprecation';
 export { IN_BAND_METRIC_NAME } from './http/inBandSunsetMetric';
 export {

@@ -48,7 +48,7 @@ function consumerProject(): { dir: string; remove(): void } {
   const modules = join(dir, 'node_modules');
   mkdirSync(modules);
   symlinkSync(ROOT, join(modules, 'otel-legacy-metrics-api'), 'dir');
-  for (const name of ['@opentelemetry', 'fastify'])
+  for (const name of ['@opentelemetry', '@types', 'express', 'fastify'])
     symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
   writeFileSync(
     join(dir, 'package.json'),

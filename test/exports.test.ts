@@ -39,6 +39,7 @@ const EXPECTED_EXPORTS = [
   'VARIANTS',
   'createMeterProviderWithLegacyApi',
   'legacyMetricsApi',
+  'legacyMetricsRequestListener',
   'loadLegacyApiConfig',
   'parseLegacyApiConfig',
   'startLegacyMetricsListeners',

@@ -83,8 +83,24 @@ function specificity(range: MediaRange, type: string, subtype: string): number {
   return 0;
 }
 
+/**
+ * The most Accept headers whose outcome is remembered. Pollers send the same few, so a request
+ * costs a lookup; arbitrary ones must not grow memory.
+ */
+const MEMO_LIMIT = 256;
+const memo = new Map<string | undefined, Negotiation>();
+
 /** Chooses the response format for an Accept header (`undefined` when the request has none). */
 export function negotiate(accept: string | undefined): Negotiation {
+  let format = memo.get(accept);
+  if (format === undefined) {
+    format = choose(accept);
+    if (memo.size < MEMO_LIMIT) memo.set(accept, format);
+  }
+  return format;
+}
+
+function choose(accept: string | undefined): Negotiation {
   if (accept === undefined || accept.trim() === '') return 'json';
   const ranges = parseAccept(accept);
   if (ranges === undefined) return 'malformed';

@@ -4,7 +4,6 @@
  * enforced sunset, and the in-band `legacyApiSunsetDays` metric. Everything is prepared when the
  * options are read; a request costs a clock read and a comparison.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {
   DeprecationOptions,
   ResolvedDeprecation,
@@ -16,9 +15,7 @@ import {
   resolveDeprecation,
 } from '../config/resolveDeprecation';
 import { invalidOption, optionPath, unknownOption } from '../optionValidation';
-import { negotiate } from './contentNegotiation';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
-import type { LegacySerializer } from '../snapshot/serializer';
 import { xmlSerializer } from '../snapshot/xmlSerializer';
 
 /** Deprecation options of the plugin and of the standalone server. */
@@ -47,15 +44,11 @@ interface Phase {
   readonly everyMethod: boolean;
 }
 
-interface GoneBodies {
+export interface GoneBodies {
   readonly json: Buffer;
   readonly xml: Buffer;
 }
 
-const SERIALIZERS: Record<'json' | 'xml', LegacySerializer> = {
-  json: jsonSerializer,
-  xml: xmlSerializer,
-};
 const DAY_MS = 86_400_000;
 const OPEN: Phase = {
   fromMs: -Infinity,
@@ -192,33 +185,21 @@ export class DeprecationPolicy {
   }
 
   /**
-   * Adds the deprecation headers to `reply` and, when the API is browned out or switched off at
-   * `nowMs`, answers 410 Gone (JSON, or XML when the request negotiates XML).
-   * @returns true when the request has been answered
+   * The 410 Gone bodies (JSON and XML) when the API is browned out for a `method` request
+   * (GET and HEAD) or switched off (every method) at `nowMs`; undefined when it answers normally.
+   * Every legacy response carries {@link headers} either way.
    */
-  intercept(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    nowMs: number
-  ): boolean {
-    for (const [name, value] of this.headers) reply.header(name, value);
+  gone(method: string, nowMs: number): GoneBodies | undefined {
     let phase = this._current;
     if (nowMs < phase.fromMs || nowMs >= phase.toMs) {
       phase = this._phaseAt(nowMs);
       this._current = phase;
       this._onPhaseChange?.(nowMs);
     }
-    if (phase.gone === undefined) return false;
-    const method = request.method;
+    if (phase.gone === undefined) return undefined;
     if (!phase.everyMethod && method !== 'GET' && method !== 'HEAD')
-      return false;
-    const format = negotiate(request.headers.accept) === 'xml' ? 'xml' : 'json';
-    void reply
-      .code(410)
-      .header('content-type', SERIALIZERS[format].contentType)
-      .header('vary', 'Accept')
-      .send(phase.gone[format]);
-    return true;
+      return undefined;
+    return phase.gone;
   }
 
   private _phaseAt(nowMs: number): Phase {

@@ -4,7 +4,6 @@
  * on the reader's clock, armed when the app is ready and cleared when it closes; a request that
  * finds the schedule in a new phase catches up at once, for a clock that stepped past a timer.
  */
-import type { FastifyInstance } from 'fastify';
 import type { ResolvedDeprecation } from '../config/deprecationOptions';
 import { formatInstant } from '../config/instants';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';
@@ -119,25 +118,17 @@ export class DeprecationAnnouncer {
 }
 
 /**
- * Announces `policy`'s transitions for the API at `where` in `fastify`: from the app's ready to
- * its close, on `clock` (the reader's).
+ * The announcer of `policy`'s transitions for the API at `where`, on `clock` (the reader's), to
+ * start and stop with the API; undefined when there is nothing to announce.
  */
 export function announceTransitions(
-  fastify: FastifyInstance,
   policy: DeprecationPolicy,
   where: string,
   clock: () => number
-): void {
+): DeprecationAnnouncer | undefined {
   const list = transitions(policy.settings, where);
-  if (list.length === 0) return;
+  if (list.length === 0) return undefined;
   const announcer = new DeprecationAnnouncer(list, clock);
   policy.onPhaseChange(nowMs => announcer.catchUp(nowMs));
-  fastify.addHook('onReady', done => {
-    announcer.start();
-    done();
-  });
-  fastify.addHook('onClose', (_instance, done) => {
-    announcer.stop();
-    done();
-  });
+  return announcer;
 }

@@ -3,11 +3,12 @@
  * `{"error":code,"message":…}` (or its XML form), in the format the request negotiated.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import type { LegacySerializer } from '../snapshot/serializer';
 import { xmlSerializer } from '../snapshot/xmlSerializer';
 import { negotiate, type LegacyFormat } from './contentNegotiation';
+import { FASTIFY_ADAPTER, type HttpAdapter } from './httpAdapter';
 
 /** The serializer of each negotiated format. */
 export const SERIALIZERS: Readonly<Record<LegacyFormat, LegacySerializer>> =
@@ -44,13 +45,34 @@ export function errorFormat(accept: string | undefined): LegacyFormat {
  * A request that announced a body which has not fully arrived: the reply closes the connection
  * rather than wait for it, since this API never reads bodies.
  */
-export function bodyPending(request: FastifyRequest): boolean {
+export function bodyPending(request: IncomingMessage): boolean {
   const headers = request.headers;
   const announced =
     headers['transfer-encoding'] !== undefined ||
     (headers['content-length'] !== undefined &&
       headers['content-length'] !== '0');
-  return announced && !request.raw.complete;
+  return announced && !request.complete;
+}
+
+/** Sends our error body with `status` through `adapter`, in `format`. */
+export function sendErrorWith<Req, Rep>(
+  adapter: HttpAdapter<Req, Rep>,
+  request: Req,
+  reply: Rep,
+  status: number,
+  message: string,
+  format: LegacyFormat = errorFormat(adapter.raw(request).headers.accept)
+): void {
+  const serializer = SERIALIZERS[format];
+  if (bodyPending(adapter.raw(request)))
+    adapter.header(reply, 'connection', 'close');
+  adapter.header(reply, 'content-type', serializer.contentType);
+  adapter.header(reply, 'vary', 'Accept');
+  adapter.send(
+    reply,
+    status,
+    Buffer.from(serializer.error(errorCode(status), message))
+  );
 }
 
 /** Sends our error body with `status`, in the request's negotiated format. */
@@ -59,15 +81,9 @@ export function sendError(
   reply: FastifyReply,
   status: number,
   message: string,
-  format: LegacyFormat = errorFormat(request.headers.accept)
+  format?: LegacyFormat
 ): void {
-  const serializer = SERIALIZERS[format];
-  if (bodyPending(request)) reply.header('connection', 'close');
-  void reply
-    .code(status)
-    .header('content-type', serializer.contentType)
-    .header('vary', 'Accept')
-    .send(Buffer.from(serializer.error(errorCode(status), message)));
+  sendErrorWith(FASTIFY_ADAPTER, request, reply, status, message, format);
 }
 
 /**

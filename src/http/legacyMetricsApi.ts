@@ -2,32 +2,24 @@ import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
+  onRequestHookHandler,
   RouteOptions,
 } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { VARIANTS, type Variant } from '../attributes';
-import { LegacyMetricsReader } from '../reader/LegacyMetricsReader';
+import { performance } from 'node:perf_hooks';
+import type { Variant } from '../attributes';
+import { hostConstraints } from './hostConstraint';
+import type { LegacyApiDeprecationOptions } from './deprecation';
+import { FASTIFY_ADAPTER } from './httpAdapter';
+import { LegacyApiHandler } from './LegacyApiHandler';
 import {
-  checkOptionObject,
-  invalidOption,
-  nonEmptyStringOption,
-  oneOfOption,
-} from '../optionValidation';
-import type { LegacyResponse, Snapshot } from '../snapshot/Snapshot';
-import { negotiate, type LegacyFormat } from './contentNegotiation';
-import { SERIALIZERS, sendError } from './errorResponse';
-import { ANY_HOST, hostConstraints } from './hostConstraint';
-import {
-  DeprecationPolicy,
-  type LegacyApiDeprecationOptions,
-} from './deprecation';
-import { announceTransitions } from './deprecationAnnouncer';
-import { InBandSunsetMetric } from './inBandSunsetMetric';
-import {
-  isClusterAggregator,
-  type LegacySnapshotSource,
-} from './LegacySnapshotSource';
-import { UsageTelemetry, type LegacyApiUsageOptions } from './usageTelemetry';
+  resolveLegacyApiOptions,
+  type ResolvedLegacyApi,
+} from './legacyApiOptions';
+import type { LegacySnapshotSource } from './LegacySnapshotSource';
+import type { LegacyApiUsageOptions } from './usageTelemetry';
+
+export { ALLOWED_METHODS } from './LegacyApiHandler';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions
@@ -50,272 +42,98 @@ export interface LegacyMetricsApiOptions
   host?: string;
 }
 
-/** The plugin's option keys, with those fastify itself gives every plugin. */
-const PLUGIN_OPTION_KEYS = [
-  'reader',
-  'variant',
-  'host',
-  'deprecation',
-  'defaultSuccessor',
-  'meterProvider',
-  'usage',
-  'prefix',
-  'logLevel',
-  'logSerializers',
-];
-
-/** A route handler or onRequest hook that answers the request. */
-export type RequestListener = (
-  request: FastifyRequest,
-  reply: FastifyReply
-) => void;
-
-/** Answers a request at `nowMs`, the reader's clock read once for the request. */
-export type Answer = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  nowMs: number
-) => void;
-
-/** The original's `allow` header, in its exact order. */
-export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
-/** Methods the original answered with 405; every other method not allowed gets 501. */
-const NOT_ALLOWED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/**
- * The most Accept headers, and the most URLs per snapshot and format, whose outcome a plugin
- * remembers. Pollers send the same few, so a request costs a lookup; arbitrary ones (query
- * strings are ignored, so URLs are unbounded) must not grow memory.
- */
-const MEMO_LIMIT = 256;
-/** Why a reader that is not serving answers 503. */
-const UNAVAILABLE = {
-  unregistered: 'the reader is not registered on a MeterProvider',
-  shutdown: 'the reader is shut down',
-} as const;
-const AGGREGATOR_UNAVAILABLE = {
-  unregistered: 'the cluster aggregator is not started',
-  shutdown: 'the cluster aggregator is shut down',
-} as const;
+/** The options fastify itself gives every plugin. */
+const FASTIFY_OPTION_KEYS = ['prefix', 'logLevel', 'logSerializers'];
 
 /**
- * Splits the path below the prefix into percent-decoded segments. A trailing slash is ignored;
- * an empty inner segment (`//`) gives undefined (404), malformed percent-encoding null (400).
+ * When fastify routed a request to the API (`performance.now()`): the start of its
+ * `http.server.request.duration`. A request decoration, so every request has the field from
+ * its construction and the stamp costs one store.
  */
-export function pathSegments(
-  url: string,
-  prefixLength: number
-): string[] | undefined | null {
-  const queryAt = url.indexOf('?');
-  const path = (queryAt < 0 ? url : url.slice(0, queryAt)).slice(prefixLength);
-  if (path === '' || path === '/') return [];
-  const parts = path.split('/');
-  // parts[0] is the empty string before the leading slash.
-  const end = parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
-  const segments: string[] = [];
-  for (let i = 1; i < end; i++) {
-    const part = parts[i]!;
-    if (part === '') return undefined;
-    try {
-      segments.push(part.includes('%') ? decodeURIComponent(part) : part);
-    } catch {
-      return null;
-    }
+const ARRIVAL = Symbol('legacyApiArrival');
+
+interface StampedRequest extends FastifyRequest {
+  [ARRIVAL]: number;
+}
+
+/** The API's first onRequest hook: fastify runs it after the application's own. */
+const stampArrival: onRequestHookHandler = (request, _reply, done) => {
+  (request as StampedRequest)[ARRIVAL] = performance.now();
+  done();
+};
+
+/** The API's routes on `fastify` (the plugin's own context), from resolved options. */
+async function legacyApiRoutes(
+  fastify: FastifyInstance,
+  options: ResolvedLegacyApi
+): Promise<void> {
+  const { prefix } = fastify;
+  const handler = new LegacyApiHandler(options, prefix, FASTIFY_ADAPTER);
+  const { usage, announcer } = handler;
+  if (announcer !== undefined) {
+    fastify.addHook('onReady', done => {
+      announcer.start();
+      done();
+    });
+    fastify.addHook('onClose', (_instance, done) => {
+      announcer.stop();
+      done();
+    });
   }
-  return segments;
+  if (usage !== undefined) {
+    // Only the API's requests pay for the stamp: the hook is in the plugin's own context.
+    fastify.decorateRequest(ARRIVAL, 0);
+    fastify.addHook('onRequest', stampArrival);
+    usage.start();
+    fastify.addHook('onClose', (_instance, done) => {
+      usage.stop();
+      done();
+    });
+  }
+  const start = prefix.length;
+  const serve = (request: FastifyRequest, reply: FastifyReply): void =>
+    handler.handle(
+      request,
+      reply,
+      request.url,
+      start,
+      (request as StampedRequest)[ARRIVAL]
+    );
+
+  // The route table: the API and everything below it, for every method (405, 501 and OPTIONS
+  // are the API's own answers); nothing else under the prefix is ours. The other methods are
+  // answered in onRequest, before fastify would read a body: this API is read-only.
+  const readMethods = ['GET', 'HEAD', 'OPTIONS'];
+  const otherMethods = fastify.supportedMethods.filter(
+    method => !readMethods.includes(method)
+  );
+  const constraints = hostConstraints(fastify, options.host);
+  for (const url of ['/metrics', '/metrics/*']) {
+    const routes: RouteOptions[] = [
+      { method: readMethods, url, handler: serve },
+      // onRequest always answers these methods: the handler is never reached.
+      { method: otherMethods, url, onRequest: serve, handler: serve },
+    ];
+    for (const route of routes)
+      fastify.route({ ...route, exposeHeadRoute: false, ...constraints });
+  }
 }
 
-function validatePluginOptions(options: unknown): {
-  reader: LegacySnapshotSource;
-  variant: Variant;
-  host: string;
-} {
-  checkOptionObject('legacyMetricsApi', options, PLUGIN_OPTION_KEYS);
-  const { reader } = options;
-  if (!(reader instanceof LegacyMetricsReader) && !isClusterAggregator(reader))
-    invalidOption(
-      'legacyMetricsApi.reader',
-      reader,
-      'a LegacyMetricsReader or a LegacyClusterAggregator'
-    );
-  return {
-    reader,
-    variant: oneOfOption(
-      'legacyMetricsApi.variant',
-      options.variant,
-      VARIANTS,
-      'host_type'
-    ),
-    host: nonEmptyStringOption('legacyMetricsApi.host', options.host, ANY_HOST),
-  };
-}
+/** The API's routes from options already resolved: what the package's own servers register. */
+export const resolvedLegacyMetricsApi = fastifyPlugin(legacyApiRoutes, {
+  fastify: '5.x',
+  name: 'otel-legacy-metrics-api-routes',
+  encapsulate: true,
+});
 
 async function legacyMetricsApiPlugin(
   fastify: FastifyInstance,
   options: LegacyMetricsApiOptions
 ): Promise<void> {
-  const { reader, variant, host } = validatePluginOptions(options);
-  const unavailable = isClusterAggregator(reader)
-    ? AGGREGATOR_UNAVAILABLE
-    : UNAVAILABLE;
-  const prefixLength = fastify.prefix.length;
-  // Deprecation and usage telemetry: decided here, nothing installed when not configured.
-  const deprecation = DeprecationPolicy.fromOptions(
-    options,
-    'legacyMetricsApi'
+  await legacyApiRoutes(
+    fastify,
+    resolveLegacyApiOptions('legacyMetricsApi', options, FASTIFY_OPTION_KEYS)
   );
-  if (deprecation !== undefined)
-    announceTransitions(
-      fastify,
-      deprecation,
-      `${fastify.prefix}/metrics${host === ANY_HOST ? '' : ` (Host ${host})`}`,
-      () => reader.now()
-    );
-  const inBand =
-    deprecation?.settings.inBand === true
-      ? new InBandSunsetMetric(deprecation, variant, reader.allMetricsAreGlobal)
-      : undefined;
-  const usage = UsageTelemetry.fromOptions(options, 'legacyMetricsApi', {
-    prefix: fastify.prefix,
-    variant,
-    clock: () => reader.now(),
-    deprecated: deprecation !== undefined,
-  });
-
-  const negotiated = new Map<
-    string | undefined,
-    ReturnType<typeof negotiate>
-  >();
-  const negotiateMemo = (
-    accept: string | undefined
-  ): ReturnType<typeof negotiate> => {
-    let format = negotiated.get(accept);
-    if (format === undefined) {
-      format = negotiate(accept);
-      if (negotiated.size < MEMO_LIMIT) negotiated.set(accept, format);
-    }
-    return format;
-  };
-  // The responses of the current snapshot by URL, per format: the snapshot already serializes each
-  // body once; this also spares parsing the path and building the snapshot's cache key.
-  let memoSnapshot: Snapshot | undefined;
-  const memo: Record<LegacyFormat, Map<string, LegacyResponse>> = {
-    json: new Map(),
-    xml: new Map(),
-  };
-
-  /**
-   * Answers every method but GET, HEAD and OPTIONS before fastify reads a body: this API is
-   * read-only, so a body is never parsed whatever its type and length.
-   */
-  const rejectMethod: Answer = (request, reply, nowMs) => {
-    if (deprecation?.intercept(request, reply, nowMs) === true) return;
-    const method = request.method;
-    if (NOT_ALLOWED_METHODS.has(method)) {
-      reply.header('allow', ALLOWED_METHODS);
-      sendError(
-        request,
-        reply,
-        405,
-        `${method} is not allowed; allowed: ${ALLOWED_METHODS}`
-      );
-    } else {
-      sendError(request, reply, 501, `${method} is not implemented`);
-    }
-  };
-
-  const handler: Answer = (request, reply, nowMs) => {
-    if (deprecation?.intercept(request, reply, nowMs) === true) return;
-    if (request.method === 'OPTIONS') {
-      void reply.code(200).header('allow', ALLOWED_METHODS).send();
-      return;
-    }
-    const format = negotiateMemo(request.headers.accept);
-    if (format === 'malformed') {
-      sendError(request, reply, 400, 'malformed Accept header', 'json');
-      return;
-    }
-    if (format === 'not-acceptable') {
-      void reply.code(406).header('vary', 'Accept').send();
-      return;
-    }
-    const status = reader.status;
-    if (status !== 'serving') {
-      sendError(request, reply, 503, unavailable[status], format);
-      return;
-    }
-    const serializer = SERIALIZERS[format];
-    const snapshot = reader.snapshot;
-    if (snapshot !== memoSnapshot) {
-      memoSnapshot = snapshot;
-      memo.json.clear();
-      memo.xml.clear();
-    }
-    const url = request.url;
-    let response = memo[format].get(url);
-    if (response === undefined) {
-      const segments = pathSegments(url, prefixLength);
-      if (segments === null) {
-        sendError(
-          request,
-          reply,
-          400,
-          'malformed percent-encoding in the path',
-          format
-        );
-        return;
-      }
-      if (segments === undefined) {
-        response = {
-          status: 404,
-          body: Buffer.from(
-            serializer.error('not_found', 'empty path segment')
-          ),
-        };
-      } else {
-        response =
-          inBand === undefined
-            ? snapshot.respond(variant, segments, serializer)
-            : inBand.respond(snapshot, segments, format);
-        if (response.status === 200 && memo[format].size < MEMO_LIMIT)
-          memo[format].set(url, response);
-      }
-    }
-    void reply
-      .code(response.status)
-      .header('content-type', serializer.contentType)
-      .header('vary', 'Accept')
-      .send(response.body);
-  };
-
-  // The route table: the API and everything below it, for every method (405, 501 and OPTIONS
-  // are the API's own answers); nothing else under the prefix is ours. The other methods are
-  // answered in onRequest, before fastify would read a body.
-  const paths = ['/metrics', '/metrics/*'];
-  const readMethods = ['GET', 'HEAD', 'OPTIONS'];
-  const otherMethods = fastify.supportedMethods.filter(
-    method => !readMethods.includes(method)
-  );
-  const constraints = hostConstraints(fastify, host);
-  // Usage telemetry, when configured, records every answer of both routes and reads the clock
-  // for the handler; without it the clock is read only when a deprecation needs it.
-  usage?.attach(fastify);
-  const clocked = (answer: Answer): RequestListener =>
-    usage !== undefined
-      ? usage.wrap(answer)
-      : deprecation !== undefined
-        ? (request, reply) => answer(request, reply, reader.now())
-        : (request, reply) => answer(request, reply, 0);
-  const served = clocked(handler);
-  const rejected = clocked(rejectMethod);
-  for (const url of paths) {
-    const routes: RouteOptions[] = [
-      { method: readMethods, url, handler: served },
-      // onRequest always answers these methods: the handler is never reached.
-      { method: otherMethods, url, onRequest: rejected, handler: served },
-    ];
-    for (const route of routes)
-      fastify.route({ ...route, exposeHeadRoute: false, ...constraints });
-  }
 }
 
 /**

@@ -1,20 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import type { Variant } from '../attributes';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
-import { legacyMetricsApi } from './legacyMetricsApi';
+import { resolvedLegacyMetricsApi } from './legacyMetricsApi';
 import type { DeprecationOptions } from '../config/deprecationOptions';
 import {
   defaultSuccessorOption,
+  DeprecationPolicy,
   type LegacyApiDeprecationOptions,
 } from './deprecation';
 import { createListenerApp } from './listen';
 import type { ListenerSettings } from './listenerSettings';
 import { optionPath } from '../optionValidation';
-import { usageOptions, type LegacyApiUsageOptions } from './usageTelemetry';
+import {
+  usageOptions,
+  type LegacyApiUsageOptions,
+  type ResolvedUsageOptions,
+} from './usageOptions';
 
 /** What every legacy API of a set of listeners shares: usage telemetry and the default successor. */
 export type SharedApiOptions = LegacyApiUsageOptions &
   Pick<LegacyApiDeprecationOptions, 'defaultSuccessor'>;
+
+/** {@link SharedApiOptions}, checked. */
+export interface ResolvedSharedApiOptions {
+  readonly defaultSuccessor: string | undefined;
+  readonly usage: ResolvedUsageOptions;
+}
 
 /**
  * Checks the shared options below `base` (`''` for top-level names, `options` for
@@ -25,12 +36,14 @@ export type SharedApiOptions = LegacyApiUsageOptions &
 export function checkSharedApiOptions(
   base: string,
   shared: SharedApiOptions
-): void {
-  defaultSuccessorOption(
-    optionPath(base, 'defaultSuccessor'),
-    shared.defaultSuccessor
-  );
-  usageOptions(base, shared);
+): ResolvedSharedApiOptions {
+  return {
+    defaultSuccessor: defaultSuccessorOption(
+      optionPath(base, 'defaultSuccessor'),
+      shared.defaultSuccessor
+    ),
+    usage: usageOptions(base, shared),
+  };
 }
 
 /** One mount of the legacy API on an app: where and how it is served. */
@@ -47,7 +60,8 @@ export interface LegacyMount {
 /**
  * A standalone fastify app serving the legacy API at each mount, with the behaviour of every
  * listener of ours (see {@link createListenerApp}): requests that match no mount (another
- * path, another Host) get our 404; unknown methods get 501.
+ * path, another Host) get our 404; unknown methods get 501. The shared options are checked
+ * once, here, and each mount is registered with resolved values.
  */
 export function createLegacyMetricsApp(
   reader: LegacySnapshotSource,
@@ -56,18 +70,21 @@ export function createLegacyMetricsApp(
   shared: SharedApiOptions = {}
 ): FastifyInstance {
   const app = createListenerApp(settings);
+  const { defaultSuccessor, usage } = checkSharedApiOptions('', shared);
   for (const mount of mounts) {
+    const deprecation = DeprecationPolicy.fromOptions(
+      { deprecation: mount.deprecation, defaultSuccessor },
+      ''
+    );
     // fastify keeps a prefix of `/` as is, which would double the slash before `metrics`.
     const prefix = mount.path === '/' ? '' : mount.path;
-    void app.register(legacyMetricsApi, {
+    void app.register(resolvedLegacyMetricsApi, {
       reader,
       variant: mount.variant,
       host: mount.host,
+      deprecation,
+      usage,
       prefix,
-      deprecation: mount.deprecation,
-      defaultSuccessor: shared.defaultSuccessor,
-      meterProvider: shared.meterProvider,
-      usage: shared.usage,
     });
   }
   return app;

@@ -33,6 +33,14 @@ export interface LegacyApiUsageOptions {
   usage?: boolean | UsageOptions;
 }
 
+/** Usage telemetry options, checked, with their defaults. */
+export interface ResolvedUsageOptions {
+  readonly meterProvider: MeterProvider | undefined;
+  /** `undefined`: left out, on when a deprecation or a `meterProvider` is given. */
+  readonly usage: boolean | undefined;
+  readonly maxClients: number;
+}
+
 /** The defaults of {@link UsageOptions}. */
 export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
 
@@ -43,11 +51,7 @@ export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
 export function usageOptions(
   base: string,
   options: LegacyApiUsageOptions
-): {
-  meterProvider: MeterProvider | undefined;
-  usage: boolean | undefined;
-  maxClients: number;
-} {
+): ResolvedUsageOptions {
   const { meterProvider, usage } = options;
   if (
     meterProvider !== undefined &&

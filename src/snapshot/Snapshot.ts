@@ -1,4 +1,10 @@
 import type { Variant } from '../attributes';
+import {
+  isResourceRoute,
+  routeOfSegments,
+  type LegacyRoute,
+  type ResourceRoute,
+} from '../route/legacyRoute';
 import type { LegacyValue } from './legacyValues';
 import type { LegacySerializer, MetricEntries } from './serializer';
 
@@ -49,11 +55,6 @@ export interface SnapshotContent {
   total(name: string): LegacyValue | undefined;
 }
 
-/** The path word of each variant's per-group routes, and the listing's key. */
-const GROUP_WORD: Record<Variant, string> = {
-  host_type: 'host_type',
-  host: 'host',
-};
 const LISTING_KEY: Record<Variant, string> = {
   host_type: 'host_types',
   host: 'hosts',
@@ -67,9 +68,11 @@ const GROUP_NOUN: Record<Variant, string> = {
  * What the legacy API serves during one slot. The reader publishes a new snapshot after every
  * tick, and a published snapshot never changes: its content answers as of its generation even
  * after later ticks. Each body is serialized at most once per snapshot, on first request, and
- * reused: requests never collect and never serialize twice.
+ * reused: requests never collect and never serialize twice. This is the one response cache of
+ * the request path.
  */
 export class Snapshot {
+  /** Bodies of existing resources, by variant, content type and decoded path. */
   private readonly _bodies = new Map<string, LegacyResponse>();
 
   constructor(private readonly _content: SnapshotContent) {}
@@ -84,126 +87,138 @@ export class Snapshot {
     return this._content.timeMs;
   }
 
+  /** A snapshot of the same generation over `decorate`'s view of this one's content. */
+  withContent(
+    decorate: (content: SnapshotContent) => SnapshotContent
+  ): Snapshot {
+    return new Snapshot(decorate(this._content));
+  }
+
   /**
-   * The response to a path below the API prefix, split into percent-decoded segments
-   * (`['metrics', 'host_type', 'localhost']`).
+   * The response to a path below the API prefix: its route (see {@link parseLegacyRoute}), or
+   * its percent-decoded segments (`['metrics', 'host_type', 'localhost']`).
    */
   respond(
     variant: Variant,
-    segments: readonly string[],
+    path: LegacyRoute | readonly string[],
     serializer: LegacySerializer
   ): LegacyResponse {
-    const cacheKey = `${variant}\u0000${serializer.cacheKey ?? serializer.contentType}\u0000${segments.join('\u0000')}`;
-    const cached = this._bodies.get(cacheKey);
+    const route = Array.isArray(path)
+      ? routeOfSegments(path)
+      : (path as LegacyRoute);
+    if (!isResourceRoute(route)) return notFound(serializer, problem(route));
+    if ('variant' in route && route.variant !== variant)
+      return notFound(serializer, `no such resource: ${route.path}`);
+    const key = `${variant} ${serializer.contentType} ${route.path}`;
+    const cached = this._bodies.get(key);
     if (cached !== undefined) return cached;
-    const result = this._resolve(variant, segments, serializer);
-    const response: LegacyResponse = {
-      status: result.status,
-      body: Buffer.from(result.text),
-    };
+    const response = this._resolve(variant, route, serializer);
     // Only existing resources are cached: arbitrary 404 paths must not grow the cache.
-    if (response.status === 200) this._bodies.set(cacheKey, response);
+    if (response.status === 200) this._bodies.set(key, response);
     return response;
   }
 
   private _resolve(
     variant: Variant,
-    segments: readonly string[],
+    route: ResourceRoute,
     serializer: LegacySerializer
-  ): { status: 200 | 404; text: string } {
+  ): LegacyResponse {
     const content = this._content;
-    const notFound = (message: string) => ({
-      status: 404 as const,
-      text: serializer.error('not_found', message),
+    const ok = (text: string): LegacyResponse => ({
+      status: 200,
+      body: Buffer.from(text),
     });
-    const ok = (text: string) => ({ status: 200 as const, text });
-    const [root, section, name, metric, ...rest] = segments;
-    if (root !== 'metrics' || rest.length > 0)
-      return notFound(`no such resource: /${segments.join('/')}`);
-    if (section === undefined) {
-      const names = content.names(variant);
-      return ok(
-        serializer.listing(
-          LISTING_KEY[variant],
-          names.groups,
-          names.listedCatalog,
-          names.listedGlobal
-        )
-      );
-    }
-    if (section === 'all') {
-      if (name === undefined)
-        return ok(serializer.metrics(this._allEntries(variant)));
-      if (metric !== undefined)
-        return notFound(`no such resource: /${segments.join('/')}`);
-      const total = content.total(name);
-      return total === undefined
-        ? notFound(`no metric named ${JSON.stringify(name)}`)
-        : ok(serializer.metric(total));
-    }
-    if (section === 'global') {
-      if (metric !== undefined)
-        return notFound(`no such resource: /${segments.join('/')}`);
-      if (name === undefined)
+    const found = (value: LegacyValue | undefined, missing: string) =>
+      value === undefined
+        ? notFound(serializer, missing)
+        : ok(serializer.metric(value));
+    switch (route.kind) {
+      case 'listing': {
+        const names = content.names(variant);
+        return ok(
+          serializer.listing(
+            LISTING_KEY[variant],
+            names.groups,
+            names.listedCatalog,
+            names.listedGlobal
+          )
+        );
+      }
+      case 'all':
         return ok(
           serializer.metrics(
-            this._groupEntries(
-              variant,
-              undefined,
-              content.names(variant).global
+            this._entries(content.names(variant).catalog, name =>
+              content.total(name)
             )
           )
         );
-      const value = content.value(variant, undefined, name);
-      return value === undefined
-        ? notFound(`no global metric named ${JSON.stringify(name)}`)
-        : ok(serializer.metric(value));
-    }
-    if (section === GROUP_WORD[variant] && name !== undefined) {
-      const noun = GROUP_NOUN[variant];
-      if (content.allMetricsAreGlobal) {
-        return notFound(
-          `no ${noun} named ${JSON.stringify(name)}: all metrics are global`
+      case 'all-metric':
+        return found(
+          content.total(route.metric),
+          `no metric named ${JSON.stringify(route.metric)}`
         );
-      }
-      const group = content.group(variant, name);
-      if (group === undefined)
-        return notFound(`no ${noun} named ${JSON.stringify(name)}`);
-      if (metric === undefined)
+      case 'global':
         return ok(
           serializer.metrics(
-            this._groupEntries(variant, group, content.names(variant).catalog)
+            this._entries(content.names(variant).global, name =>
+              content.value(variant, undefined, name)
+            )
           )
         );
-      const value = content.value(variant, group, metric);
-      return value === undefined
-        ? notFound(
-            `no metric named ${JSON.stringify(metric)} for ${noun} ${JSON.stringify(group)}`
-          )
-        : ok(serializer.metric(value));
+      case 'global-metric':
+        return found(
+          content.value(variant, undefined, route.metric),
+          `no global metric named ${JSON.stringify(route.metric)}`
+        );
     }
-    return notFound(`no such resource: /${segments.join('/')}`);
+    const noun = GROUP_NOUN[variant];
+    const named = `no ${noun} named ${JSON.stringify(route.group)}`;
+    if (content.allMetricsAreGlobal)
+      return notFound(serializer, `${named}: all metrics are global`);
+    const group = content.group(variant, route.group);
+    if (group === undefined) return notFound(serializer, named);
+    if (route.kind === 'group')
+      return ok(
+        serializer.metrics(
+          this._entries(content.names(variant).catalog, name =>
+            content.value(variant, group, name)
+          )
+        )
+      );
+    return found(
+      content.value(variant, group, route.metric),
+      `no metric named ${JSON.stringify(route.metric)} for ${noun} ${JSON.stringify(group)}`
+    );
   }
-
-  private _groupEntries(
-    variant: Variant,
-    group: string | undefined,
-    names: readonly string[]
+  /** The entries of `names` that `valueOf` has a value for. */
+  private _entries(
+    names: readonly string[],
+    valueOf: (name: string) => LegacyValue | undefined
   ): MetricEntries {
     const entries: Array<readonly [string, LegacyValue]> = [];
     for (const name of names) {
-      const value = this._content.value(variant, group, name);
+      const value = valueOf(name);
       if (value !== undefined) entries.push([name, value]);
     }
     return entries;
   }
+}
 
-  private _allEntries(variant: Variant): MetricEntries {
-    const entries: Array<readonly [string, LegacyValue]> = [];
-    for (const name of this._content.names(variant).catalog) {
-      const total = this._content.total(name);
-      if (total !== undefined) entries.push([name, total]);
-    }
-    return entries;
-  }
+/** The 404 message of a path that names no resource. */
+function problem(route: Exclude<LegacyRoute, ResourceRoute>): string {
+  return route.kind === 'unknown'
+    ? `no such resource: ${route.path}`
+    : route.kind === 'empty-segment'
+      ? 'empty path segment'
+      : 'malformed percent-encoding in the path';
+}
+
+function notFound(
+  serializer: LegacySerializer,
+  message: string
+): LegacyResponse {
+  return {
+    status: 404,
+    body: Buffer.from(serializer.error('not_found', message)),
+  };
 }

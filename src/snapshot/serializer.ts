@@ -12,11 +12,6 @@ export type MetricEntries = ReadonlyArray<
 export interface LegacySerializer {
   /** The exact Content-Type the original sent, without a charset parameter. */
   readonly contentType: string;
-  /**
-   * Keeps a snapshot's cached bodies of serializers that share a content type apart.
-   * @default contentType
-   */
-  readonly cacheKey?: string;
   /** `{"host_types":[…],"metrics":[…],"global":[…]}` (`hosts` in the host variant). */
   listing(
     groupsKey: string,

@@ -1,14 +1,6 @@
+import type { Variant } from '../attributes';
 import type { LegacyValue } from './legacyValues';
-import type { LegacySerializer, MetricEntries } from './serializer';
-
-/** Where an extra metric shows besides every map of metrics. */
-export interface ExtraMetricPlacement {
-  /**
-   * Whether the listing's `metrics` (per-host-type names) names it too; false when every metric
-   * is global, since the listing's `metrics` is then always empty.
-   */
-  readonly listedPerGroup: boolean;
-}
+import type { SnapshotContent, SortedNames } from './Snapshot';
 
 /** Inserts `name` into a list sorted in code-point order, unless it is there already. */
 function insertName(list: readonly string[], name: string): readonly string[] {
@@ -20,44 +12,41 @@ function insertName(list: readonly string[], name: string): readonly string[] {
 }
 
 /**
- * A serializer that adds one metric that is not an instrument to every map of metrics it writes
- * (each host type or host, the global metrics, `/all`) and to the listing, in sorted position;
- * a series of the same name is replaced. Its `cacheKey` names the metric and its value, so a
- * snapshot keeps its bodies apart from those of the plain serializer.
+ * `content` with one more metric that is not an instrument: `value` in every map of metrics
+ * (each host type or host, the global metrics, `/all`), at its own single-metric paths and in
+ * the listing, in sorted position; a series of the same name is replaced. The listing's
+ * `metrics` (per-group names) names it only when groups are served, as it is otherwise empty.
  */
 export function withExtraMetric(
-  base: LegacySerializer,
+  content: SnapshotContent,
   name: string,
-  value: LegacyValue,
-  placement: ExtraMetricPlacement
-): LegacySerializer {
-  return Object.freeze({
-    contentType: base.contentType,
-    cacheKey: `${base.cacheKey ?? base.contentType}\u0000${name}\u0000${value.numbers.join(',')}\u0000${placement.listedPerGroup}`,
-    listing(
-      groupsKey: string,
-      groups: readonly string[],
-      metrics: readonly string[],
-      global: readonly string[]
-    ): string {
-      return base.listing(
-        groupsKey,
-        groups,
-        placement.listedPerGroup ? insertName(metrics, name) : metrics,
-        insertName(global, name)
-      );
+  value: LegacyValue
+): SnapshotContent {
+  const sorted = new Map<Variant, SortedNames>();
+  return {
+    generation: content.generation,
+    timeMs: content.timeMs,
+    allMetricsAreGlobal: content.allMetricsAreGlobal,
+    names(variant) {
+      let names = sorted.get(variant);
+      if (names === undefined) {
+        const base = content.names(variant);
+        names = {
+          groups: base.groups,
+          catalog: insertName(base.catalog, name),
+          global: insertName(base.global, name),
+          listedCatalog: content.allMetricsAreGlobal
+            ? base.listedCatalog
+            : insertName(base.listedCatalog, name),
+          listedGlobal: insertName(base.listedGlobal, name),
+        };
+        sorted.set(variant, names);
+      }
+      return names;
     },
-    metrics(entries: MetricEntries): string {
-      const others = entries.filter(([entryName]) => entryName !== name);
-      const at = others.findIndex(([entryName]) => entryName > name);
-      const entry = [name, value] as const;
-      return base.metrics(
-        at < 0
-          ? [...others, entry]
-          : [...others.slice(0, at), entry, ...others.slice(at)]
-      );
-    },
-    metric: (v: LegacyValue) => base.metric(v),
-    error: (code: string, message: string) => base.error(code, message),
-  });
+    group: (variant, segment) => content.group(variant, segment),
+    value: (variant, group, metric) =>
+      metric === name ? value : content.value(variant, group, metric),
+    total: metric => (metric === name ? value : content.total(metric)),
+  };
 }

@@ -1,4 +1,8 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import express from 'express';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { XMLValidator } from 'fast-xml-parser';
@@ -6,11 +10,12 @@ import {
   InvalidOptionError,
   legacyMetricsApi,
   LegacyMetricsReader,
+  legacyMetricsRequestListener,
   type Variant,
 } from '../../src';
 import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
-import { pathSegments } from '../../src/http/legacyMetricsApi';
-import { createApp, createRig, type Rig } from '../helpers';
+import { createRig, type Rig } from '../helpers';
+import { SERVERS, type Injected, type ServedApi } from './servers';
 
 /** Known traffic: two host types (one with a space), global metrics, a histogram. */
 async function recordTraffic(rig: Rig): Promise<void> {
@@ -33,339 +38,360 @@ async function recordTraffic(rig: Rig): Promise<void> {
   await rig.flush();
 }
 
-describe.each<[Variant, string, string]>([
-  ['host_type', 'host_type', 'host_types'],
-  ['host', 'host', 'hosts'],
-])('legacyMetricsApi (%s variant)', (variant, word, listingKey) => {
-  let rig: Rig;
-  let app: FastifyInstance;
+/** What each server answers for a path under the prefix that is not the API's. */
+const FOREIGN_NOT_FOUND: Record<string, (res: Injected) => void> = {
+  // fastify's own default handler, not the API's error shape.
+  'fastify plugin': res =>
+    expect(res.json()).toMatchObject({ statusCode: 404 }),
+  // No application to fall through to: the API's own 404, as its servers answer.
+  'node:http request listener': res =>
+    expect(res.json()).toMatchObject({ error: 'not_found' }),
+  // Express's final handler, reached through next().
+  'Express request listener': res => expect(res.body).toContain('Cannot GET'),
+};
 
-  beforeEach(async () => {
-    rig = createRig({ hostTypes: ['localhost', 'test type'] });
-    await recordTraffic(rig);
-    app = await createApp(rig.reader, variant);
-  });
+describe.each(SERVERS)('%s', (serverName, serve) =>
+  describe.each<[Variant, string, string]>([
+    ['host_type', 'host_type', 'host_types'],
+    ['host', 'host', 'hosts'],
+  ])('legacyMetricsApi (%s variant)', (variant, word, listingKey) => {
+    let rig: Rig;
+    let app: ServedApi;
 
-  afterEach(async () => {
-    await app.close();
-    await rig.close();
-  });
+    beforeEach(async () => {
+      rig = createRig({ hostTypes: ['localhost', 'test type'] });
+      await recordTraffic(rig);
+      app = await serve(rig.reader, { variant });
+    });
 
-  const get = (url: string, headers: Record<string, string> = {}) =>
-    app.inject({ method: 'GET', url, headers });
+    afterEach(async () => {
+      await app.close();
+      await rig.close();
+    });
 
-  describe('GET', () => {
-    it('should list the host types, the union of per-host-type metric names and the global names', async () => {
-      const res = await get('/api/metrics');
-      expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({
-        [listingKey]: ['localhost', 'test type'],
-        metrics: ['modRosterGets', 'sessionCount', 'xmppMessageSent'],
-        global: ['nodeUpTime'],
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'GET', url, headers });
+
+    describe('GET', () => {
+      it('should list the host types, the union of per-host-type metric names and the global names', async () => {
+        const res = await get('/api/metrics');
+        expect(res.statusCode).toBe(200);
+        expect(res.json()).toEqual({
+          [listingKey]: ['localhost', 'test type'],
+          metrics: ['modRosterGets', 'sessionCount', 'xmppMessageSent'],
+          global: ['nodeUpTime'],
+        });
       });
-    });
 
-    it('should send exactly application/json with Vary: Accept and a content length', async () => {
-      const res = await get('/api/metrics');
-      expect(res.headers['content-type']).toBe('application/json');
-      expect(res.headers.vary).toBe('Accept');
-      expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
-    });
-
-    it('should serve one host type, filling in metrics it has not seen with zeros', async () => {
-      const res = await get(`/api/metrics/${word}/test_type`);
-      expect(res.json()).toEqual({
-        metrics: {
-          modRosterGets: { count: 1, one: 1 },
-          sessionCount: { value: 1, ms_since_reset: 0 },
-          xmppMessageSent: { count: 2, one: 2 },
-        },
-      });
-      const localhost = await get(`/api/metrics/${word}/localhost`);
-      expect(localhost.json().metrics.modRosterGets).toEqual({
-        count: 0,
-        one: 0,
-      });
-    });
-
-    it('should reach a name with spaces both percent-encoded and with underscores', async () => {
-      const encoded = await get(
-        `/api/metrics/${word}/test%20type/xmppMessageSent`
-      );
-      const underscored = await get(
-        `/api/metrics/${word}/test_type/xmppMessageSent`
-      );
-      expect(encoded.statusCode).toBe(200);
-      expect(encoded.body).toBe('{"metric":{"count":2,"one":2}}');
-      expect(underscored.body).toBe(encoded.body);
-    });
-
-    it('should aggregate over all host types in /all and /all/:metric', async () => {
-      expect((await get('/api/metrics/all')).json()).toEqual({
-        metrics: {
-          modRosterGets: { count: 1, one: 1 },
-          sessionCount: { value: 3 },
-          xmppMessageSent: { count: 5, one: 5 },
-        },
-      });
-      expect((await get('/api/metrics/all/xmppMessageSent')).body).toBe(
-        '{"metric":{"count":5,"one":5}}'
-      );
-    });
-
-    it('should serve global metrics, multi-part names included', async () => {
-      const res = await get('/api/metrics/global');
-      expect(Object.keys(res.json().metrics)).toEqual([
-        'data.xmpp.sent.xml_stanza_size',
-        'nodeUpTime',
-      ]);
-      expect(
-        res.json().metrics['data.xmpp.sent.xml_stanza_size']
-      ).toMatchObject({ n: 2, mean: 200, min: 100, max: 300 });
-      expect((await get('/api/metrics/global/nodeUpTime')).json()).toEqual({
-        metric: { value: 42, ms_since_reset: 0 },
-      });
-    });
-
-    it('should agree on counter values across every endpoint (pinned by the original test suite)', async () => {
-      const one = (
-        await get(`/api/metrics/${word}/localhost/xmppMessageSent`)
-      ).json().metric;
-      const map = (await get(`/api/metrics/${word}/localhost`)).json().metrics
-        .xmppMessageSent;
-      const other = (
-        await get(`/api/metrics/${word}/test_type/xmppMessageSent`)
-      ).json().metric;
-      const all = (await get('/api/metrics/all/xmppMessageSent')).json().metric;
-      const allMap = (await get('/api/metrics/all')).json().metrics
-        .xmppMessageSent;
-      expect(map).toEqual(one);
-      expect(all).toEqual({
-        count: one.count + other.count,
-        one: one.one + other.one,
-      });
-      expect(allMap).toEqual(all);
-      expect(Object.keys(one).sort()).toEqual(['count', 'one']);
-    });
-
-    it('should have exactly one top-level key in /all, a group and /global', async () => {
-      for (const url of [
-        '/api/metrics/all',
-        `/api/metrics/${word}/localhost`,
-        '/api/metrics/global',
-      ]) {
-        expect(Object.keys((await get(url)).json())).toEqual(['metrics']);
-      }
-    });
-
-    it('should accept a trailing slash and ignore the query string', async () => {
-      const plain = await get('/api/metrics/all');
-      expect((await get('/api/metrics/all/')).body).toBe(plain.body);
-      expect((await get('/api/metrics/?x=1')).body).toBe(
-        (await get('/api/metrics')).body
-      );
-      expect((await get('/api/metrics/all?format=xml')).body).toBe(plain.body);
-    });
-  });
-
-  describe('404', () => {
-    it.each([
-      [
-        'an unknown host or host type',
-        'metrics/%s/nonExistentHostType',
-        'no %n named "nonExistentHostType"',
-      ],
-      [
-        'an unknown metric of a host type',
-        'metrics/%s/localhost/nonExistentMetric',
-        'no metric named "nonExistentMetric" for %n "localhost"',
-      ],
-      [
-        'a global-only name under a host type',
-        'metrics/%s/localhost/nodeUpTime',
-        'no metric named "nodeUpTime" for %n "localhost"',
-      ],
-      [
-        'an unknown /all metric',
-        'metrics/all/nonExistentMetric',
-        'no metric named "nonExistentMetric"',
-      ],
-      [
-        'an unknown global metric',
-        'metrics/global/nonExistentMetric',
-        'no global metric named "nonExistentMetric"',
-      ],
-      [
-        'a per-host-type name under /global',
-        'metrics/global/xmppMessageSent',
-        'no global metric named "xmppMessageSent"',
-      ],
-      ['another path', 'metrics/nope', 'no such resource: /metrics/nope'],
-      [
-        'a path too deep',
-        'metrics/all/xmppMessageSent/extra',
-        'no such resource: /metrics/all/xmppMessageSent/extra',
-      ],
-      ['an empty inner segment', 'metrics//all', 'empty path segment'],
-      [
-        'the other variant',
-        'metrics/%o/localhost',
-        'no such resource: /metrics/%o/localhost',
-      ],
-    ])(
-      'should answer 404 with a JSON error for %s',
-      async (_case, path, message) => {
-        const other = word === 'host' ? 'host_type' : 'host';
-        const noun = word === 'host' ? 'host' : 'host type';
-        const res = await get(
-          `/api/${path.replace('%s', word).replace('%o', other)}`
-        );
-        expect(res.statusCode).toBe(404);
+      it('should send exactly application/json with Vary: Accept and a content length', async () => {
+        const res = await get('/api/metrics');
         expect(res.headers['content-type']).toBe('application/json');
         expect(res.headers.vary).toBe('Accept');
+        expect(Number(res.headers['content-length'])).toBe(
+          res.rawPayload.length
+        );
+      });
+
+      it('should serve one host type, filling in metrics it has not seen with zeros', async () => {
+        const res = await get(`/api/metrics/${word}/test_type`);
         expect(res.json()).toEqual({
-          error: 'not_found',
-          message: message.replace('%n', noun).replace('%o', other),
+          metrics: {
+            modRosterGets: { count: 1, one: 1 },
+            sessionCount: { value: 1, ms_since_reset: 0 },
+            xmppMessageSent: { count: 2, one: 2 },
+          },
         });
-      }
-    );
-
-    it.each([
-      ['the prefix itself', '/api'],
-      ['another word than metrics', '/api/users'],
-      ['a name that only starts with metrics', '/api/metricsx'],
-    ])(
-      "should leave %s to the application's not-found handler",
-      async (_case, url) => {
-        const res = await get(url);
-        expect(res.statusCode).toBe(404);
-        // fastify's own default handler, not the API's error shape.
-        expect(res.json()).toMatchObject({ statusCode: 404 });
-      }
-    );
-
-    it('should not let 404 paths grow the body cache', async () => {
-      for (let i = 0; i < 50; i++)
-        expect((await get(`/api/metrics/${word}/x${i}`)).statusCode).toBe(404);
-      const snapshot = rig.reader.snapshot as unknown as {
-        _bodies: Map<string, unknown>;
-      };
-      expect(snapshot._bodies.size).toBe(0);
-    });
-  });
-
-  describe('methods', () => {
-    it('should answer HEAD with the GET status and headers and no body', async () => {
-      const getRes = await get('/api/metrics/all');
-      const head = await app.inject({
-        method: 'HEAD',
-        url: '/api/metrics/all',
+        const localhost = await get(`/api/metrics/${word}/localhost`);
+        expect(localhost.json().metrics.modRosterGets).toEqual({
+          count: 0,
+          one: 0,
+        });
       });
-      expect(head.statusCode).toBe(200);
-      expect(head.body).toBe('');
-      expect(head.headers['content-length']).toBe(
-        getRes.headers['content-length']
+
+      it('should reach a name with spaces both percent-encoded and with underscores', async () => {
+        const encoded = await get(
+          `/api/metrics/${word}/test%20type/xmppMessageSent`
+        );
+        const underscored = await get(
+          `/api/metrics/${word}/test_type/xmppMessageSent`
+        );
+        expect(encoded.statusCode).toBe(200);
+        expect(encoded.body).toBe('{"metric":{"count":2,"one":2}}');
+        expect(underscored.body).toBe(encoded.body);
+      });
+
+      it('should aggregate over all host types in /all and /all/:metric', async () => {
+        expect((await get('/api/metrics/all')).json()).toEqual({
+          metrics: {
+            modRosterGets: { count: 1, one: 1 },
+            sessionCount: { value: 3 },
+            xmppMessageSent: { count: 5, one: 5 },
+          },
+        });
+        expect((await get('/api/metrics/all/xmppMessageSent')).body).toBe(
+          '{"metric":{"count":5,"one":5}}'
+        );
+      });
+
+      it('should serve global metrics, multi-part names included', async () => {
+        const res = await get('/api/metrics/global');
+        expect(Object.keys(res.json().metrics)).toEqual([
+          'data.xmpp.sent.xml_stanza_size',
+          'nodeUpTime',
+        ]);
+        expect(
+          res.json().metrics['data.xmpp.sent.xml_stanza_size']
+        ).toMatchObject({ n: 2, mean: 200, min: 100, max: 300 });
+        expect((await get('/api/metrics/global/nodeUpTime')).json()).toEqual({
+          metric: { value: 42, ms_since_reset: 0 },
+        });
+      });
+
+      it('should agree on counter values across every endpoint (pinned by the original test suite)', async () => {
+        const one = (
+          await get(`/api/metrics/${word}/localhost/xmppMessageSent`)
+        ).json().metric;
+        const map = (await get(`/api/metrics/${word}/localhost`)).json().metrics
+          .xmppMessageSent;
+        const other = (
+          await get(`/api/metrics/${word}/test_type/xmppMessageSent`)
+        ).json().metric;
+        const all = (await get('/api/metrics/all/xmppMessageSent')).json()
+          .metric;
+        const allMap = (await get('/api/metrics/all')).json().metrics
+          .xmppMessageSent;
+        expect(map).toEqual(one);
+        expect(all).toEqual({
+          count: one.count + other.count,
+          one: one.one + other.one,
+        });
+        expect(allMap).toEqual(all);
+        expect(Object.keys(one).sort()).toEqual(['count', 'one']);
+      });
+
+      it('should have exactly one top-level key in /all, a group and /global', async () => {
+        for (const url of [
+          '/api/metrics/all',
+          `/api/metrics/${word}/localhost`,
+          '/api/metrics/global',
+        ]) {
+          expect(Object.keys((await get(url)).json())).toEqual(['metrics']);
+        }
+      });
+
+      it('should accept a trailing slash and ignore the query string', async () => {
+        const plain = await get('/api/metrics/all');
+        expect((await get('/api/metrics/all/')).body).toBe(plain.body);
+        expect((await get('/api/metrics/?x=1')).body).toBe(
+          (await get('/api/metrics')).body
+        );
+        expect((await get('/api/metrics/all?format=xml')).body).toBe(
+          plain.body
+        );
+      });
+    });
+
+    describe('404', () => {
+      it.each([
+        [
+          'an unknown host or host type',
+          'metrics/%s/nonExistentHostType',
+          'no %n named "nonExistentHostType"',
+        ],
+        [
+          'an unknown metric of a host type',
+          'metrics/%s/localhost/nonExistentMetric',
+          'no metric named "nonExistentMetric" for %n "localhost"',
+        ],
+        [
+          'a global-only name under a host type',
+          'metrics/%s/localhost/nodeUpTime',
+          'no metric named "nodeUpTime" for %n "localhost"',
+        ],
+        [
+          'an unknown /all metric',
+          'metrics/all/nonExistentMetric',
+          'no metric named "nonExistentMetric"',
+        ],
+        [
+          'an unknown global metric',
+          'metrics/global/nonExistentMetric',
+          'no global metric named "nonExistentMetric"',
+        ],
+        [
+          'a per-host-type name under /global',
+          'metrics/global/xmppMessageSent',
+          'no global metric named "xmppMessageSent"',
+        ],
+        ['another path', 'metrics/nope', 'no such resource: /metrics/nope'],
+        [
+          'a path too deep',
+          'metrics/all/xmppMessageSent/extra',
+          'no such resource: /metrics/all/xmppMessageSent/extra',
+        ],
+        ['an empty inner segment', 'metrics//all', 'empty path segment'],
+        [
+          'the other variant',
+          'metrics/%o/localhost',
+          'no such resource: /metrics/%o/localhost',
+        ],
+      ])(
+        'should answer 404 with a JSON error for %s',
+        async (_case, path, message) => {
+          const other = word === 'host' ? 'host_type' : 'host';
+          const noun = word === 'host' ? 'host' : 'host type';
+          const res = await get(
+            `/api/${path.replace('%s', word).replace('%o', other)}`
+          );
+          expect(res.statusCode).toBe(404);
+          expect(res.headers['content-type']).toBe('application/json');
+          expect(res.headers.vary).toBe('Accept');
+          expect(res.json()).toEqual({
+            error: 'not_found',
+            message: message.replace('%n', noun).replace('%o', other),
+          });
+        }
       );
-      expect(head.headers['content-type']).toBe('application/json');
-      expect(
-        (await app.inject({ method: 'HEAD', url: '/api/metrics/nope' }))
-          .statusCode
-      ).toBe(404);
-    });
 
-    it('should answer OPTIONS with the allowed methods, without negotiation or existence check', async () => {
-      const res = await app.inject({
-        method: 'OPTIONS',
-        url: '/api/metrics/nope',
-        headers: { accept: 'text/html' },
+      it.each([
+        ['the prefix itself', '/api'],
+        ['another word than metrics', '/api/users'],
+        ['a name that only starts with metrics', '/api/metricsx'],
+      ])(
+        "should leave %s to the application's not-found handler",
+        async (_case, url) => {
+          const res = await get(url);
+          expect(res.statusCode).toBe(404);
+          FOREIGN_NOT_FOUND[serverName]!(res);
+        }
+      );
+
+      it('should not let 404 paths grow the body cache', async () => {
+        for (let i = 0; i < 50; i++)
+          expect((await get(`/api/metrics/${word}/x${i}`)).statusCode).toBe(
+            404
+          );
+        const snapshot = rig.reader.snapshot as unknown as {
+          _bodies: Map<string, unknown>;
+        };
+        expect(snapshot._bodies.size).toBe(0);
       });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers.allow).toBe('OPTIONS, HEAD, GET');
-      expect(res.body).toBe('');
     });
 
-    it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
-      'should answer %s with 405 and the Allow header',
-      async method => {
-        const res = await app.inject({ method, url: '/api/metrics' });
-        expect(res.statusCode).toBe(405);
+    describe('methods', () => {
+      it('should answer HEAD with the GET status and headers and no body', async () => {
+        const getRes = await get('/api/metrics/all');
+        const head = await app.inject({
+          method: 'HEAD',
+          url: '/api/metrics/all',
+        });
+        expect(head.statusCode).toBe(200);
+        expect(head.body).toBe('');
+        expect(head.headers['content-length']).toBe(
+          getRes.headers['content-length']
+        );
+        expect(head.headers['content-type']).toBe('application/json');
+        expect(
+          (await app.inject({ method: 'HEAD', url: '/api/metrics/nope' }))
+            .statusCode
+        ).toBe(404);
+      });
+
+      it('should answer OPTIONS with the allowed methods, without negotiation or existence check', async () => {
+        const res = await app.inject({
+          method: 'OPTIONS',
+          url: '/api/metrics/nope',
+          headers: { accept: 'text/html' },
+        });
+        expect(res.statusCode).toBe(200);
         expect(res.headers.allow).toBe('OPTIONS, HEAD, GET');
+        expect(res.body).toBe('');
+      });
+
+      it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+        'should answer %s with 405 and the Allow header',
+        async method => {
+          const res = await app.inject({ method, url: '/api/metrics' });
+          expect(res.statusCode).toBe(405);
+          expect(res.headers.allow).toBe('OPTIONS, HEAD, GET');
+          expect(res.json()).toEqual({
+            error: 'method_not_allowed',
+            message: `${method} is not allowed; allowed: OPTIONS, HEAD, GET`,
+          });
+        }
+      );
+
+      it('should answer other methods with 501', async () => {
+        const res = await app.inject({ method: 'TRACE', url: '/api/metrics' });
+        expect(res.statusCode).toBe(501);
         expect(res.json()).toEqual({
-          error: 'method_not_allowed',
-          message: `${method} is not allowed; allowed: OPTIONS, HEAD, GET`,
+          error: 'not_implemented',
+          message: 'TRACE is not implemented',
         });
-      }
-    );
-
-    it('should answer other methods with 501', async () => {
-      const res = await app.inject({ method: 'TRACE', url: '/api/metrics' });
-      expect(res.statusCode).toBe(501);
-      expect(res.json()).toEqual({
-        error: 'not_implemented',
-        message: 'TRACE is not implemented',
       });
     });
-  });
 
-  describe('content negotiation', () => {
-    it.each([
-      '*/*',
-      'application/*',
-      'application/json',
-      'text/html;q=0.1, application/json',
-    ])('should send JSON for %s', async accept => {
-      const res = await get('/api/metrics', { accept });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toBe('application/json');
-    });
+    describe('content negotiation', () => {
+      it.each([
+        '*/*',
+        'application/*',
+        'application/json',
+        'text/html;q=0.1, application/json',
+      ])('should send JSON for %s', async accept => {
+        const res = await get('/api/metrics', { accept });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe('application/json');
+      });
 
-    it('should send the compact XML form for application/xml, well-formed', async () => {
-      const res = await get(
-        `/api/metrics/${word}/test%20type/xmppMessageSent`,
-        { accept: 'application/xml' }
-      );
-      expect(res.headers['content-type']).toBe('application/xml');
-      expect(res.body).toBe("<metric count='2' one='2'/>");
-      for (const url of [
-        '/api/metrics',
-        '/api/metrics/all',
-        '/api/metrics/global',
-        `/api/metrics/${word}/localhost`,
-        '/api/metrics/nope',
-      ]) {
-        const xml = (await get(url, { accept: 'application/xml' })).body;
-        expect(XMLValidator.validate(xml)).toBe(true);
-      }
-      const listing = (await get('/api/metrics', { accept: 'application/xml' }))
-        .body;
-      expect(listing).toBe(
-        `<list><${listingKey}><localhost/><test_x0020_type/></${listingKey}><metrics><modRosterGets/><sessionCount/><xmppMessageSent/></metrics><global><nodeUpTime/></global></list>`
-      );
-    });
+      it('should send the compact XML form for application/xml, well-formed', async () => {
+        const res = await get(
+          `/api/metrics/${word}/test%20type/xmppMessageSent`,
+          { accept: 'application/xml' }
+        );
+        expect(res.headers['content-type']).toBe('application/xml');
+        expect(res.body).toBe("<metric count='2' one='2'/>");
+        for (const url of [
+          '/api/metrics',
+          '/api/metrics/all',
+          '/api/metrics/global',
+          `/api/metrics/${word}/localhost`,
+          '/api/metrics/nope',
+        ]) {
+          const xml = (await get(url, { accept: 'application/xml' })).body;
+          expect(XMLValidator.validate(xml)).toBe(true);
+        }
+        const listing = (
+          await get('/api/metrics', { accept: 'application/xml' })
+        ).body;
+        expect(listing).toBe(
+          `<list><${listingKey}><localhost/><test_x0020_type/></${listingKey}><metrics><modRosterGets/><sessionCount/><xmppMessageSent/></metrics><global><nodeUpTime/></global></list>`
+        );
+      });
 
-    it('should answer 406 with an empty body for types it cannot produce', async () => {
-      const res = await get('/api/metrics', { accept: 'text/html' });
-      expect(res.statusCode).toBe(406);
-      expect(res.body).toBe('');
-      expect(
-        (
-          await get('/api/metrics', {
-            accept: 'application/json;q=0, application/xml;q=0',
-          })
-        ).statusCode
-      ).toBe(406);
-    });
+      it('should answer 406 with an empty body for types it cannot produce', async () => {
+        const res = await get('/api/metrics', { accept: 'text/html' });
+        expect(res.statusCode).toBe(406);
+        expect(res.body).toBe('');
+        expect(
+          (
+            await get('/api/metrics', {
+              accept: 'application/json;q=0, application/xml;q=0',
+            })
+          ).statusCode
+        ).toBe(406);
+      });
 
-    it('should answer 400 to a malformed Accept header', async () => {
-      const res = await get('/api/metrics', { accept: 'nonsense' });
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({
-        error: 'bad_request',
-        message: 'malformed Accept header',
+      it('should answer 400 to a malformed Accept header', async () => {
+        const res = await get('/api/metrics', { accept: 'nonsense' });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toEqual({
+          error: 'bad_request',
+          message: 'malformed Accept header',
+        });
       });
     });
-  });
-});
+  })
+);
 
 describe('legacyMetricsApi', () => {
   it('should reject a missing reader, an unknown variant and an empty host at registration', async () => {
@@ -522,22 +548,6 @@ describe('legacyMetricsApi', () => {
     }
     await app.close();
     await rig.close();
-  });
-});
-
-describe('pathSegments', () => {
-  it.each([
-    ['/api', []],
-    ['/api/', []],
-    ['/api/metrics', ['metrics']],
-    ['/api/metrics/', ['metrics']],
-    ['/api/metrics/host_type/a%2Fb', ['metrics', 'host_type', 'a/b']],
-    ['/api/metrics/a+b', ['metrics', 'a+b']],
-    ['/api/metrics?x=/y', ['metrics']],
-    ['/api/metrics//all', undefined],
-    ['/api/metrics/%zz', null],
-  ])('should split %s', (url, expected) => {
-    expect(pathSegments(url, '/api'.length)).toEqual(expected);
   });
 });
 
@@ -714,5 +724,72 @@ describe('legacyMetricsApi and the reader lifecycle', () => {
       "<error code='unavailable' message='the reader is shut down'/>",
     ]);
     await app.close();
+  });
+});
+
+describe('legacyMetricsRequestListener beside an Express application', () => {
+  let rig: Rig;
+  let server: Server | undefined;
+
+  beforeEach(async () => {
+    rig = createRig({ hostTypes: ['localhost'] });
+    await recordTraffic(rig);
+  });
+
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise(done => (server ? server.close(done) : done(undefined)));
+    server = undefined;
+    await rig.close();
+  });
+
+  it("should leave the application's own routes under the same prefix to it", async () => {
+    const app = express();
+    app.get('/api/users', (_request, response) => {
+      response.json(['alice']);
+    });
+    app.use(
+      '/api',
+      legacyMetricsRequestListener(rig.reader, { prefix: '/api' })
+    );
+    app.get('/api/metricsx', (_request, response) => {
+      response.send('not the API');
+    });
+    app.use((_request, response) => {
+      response.status(404).send('application 404');
+    });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const get = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      return { status: res.status, body: await res.text() };
+    };
+    expect(await get('/api/users')).toEqual({
+      status: 200,
+      body: '["alice"]',
+    });
+    expect(await get('/api/metricsx')).toEqual({
+      status: 200,
+      body: 'not the API',
+    });
+    expect(await get('/api/unknown')).toEqual({
+      status: 404,
+      body: 'application 404',
+    });
+    expect(await get('/api/metrics/global/nodeUpTime')).toEqual({
+      status: 200,
+      body: '{"metric":{"value":42,"ms_since_reset":0}}',
+    });
+    expect((await get('/api/metrics/nope')).status).toBe(404);
+  });
+
+  it('should reject bad options when it is made, naming them', () => {
+    expect(() =>
+      legacyMetricsRequestListener(rig.reader, { variant: 'hosts' as never })
+    ).toThrow('legacyMetricsRequestListener.variant: found "hosts"');
+    expect(() =>
+      legacyMetricsRequestListener(rig.reader, { prefix: 'api' })
+    ).toThrow(InvalidOptionError);
   });
 });

@@ -26,7 +26,12 @@ export class UsageCollector extends MetricReader {
     });
   }
 
+  /**
+   * Collects as a reader whose collection starts after the requests' turn of the event loop:
+   * request durations reach the SDK at the end of the turn in which they were answered.
+   */
   async metric(name: string): Promise<MetricData | undefined> {
+    await new Promise(setImmediate);
     const { resourceMetrics } = await this.collect();
     return resourceMetrics.scopeMetrics
       .filter(scope => scope.scope.name === PACKAGE_METER_NAME)

@@ -12,12 +12,11 @@ import {
   legacyMetricsApi,
   LegacyMetricsReader,
   OTHER_CLIENT,
-  startLegacyMetricsServer,
   USAGE_INSTRUMENTS,
-  type LegacyMetricsServer,
 } from '../../src';
 import { WARNING_CODES } from '../../src/warnings';
 import { watchWarnings } from './operatorWarnings';
+import { LISTENING_SERVERS, type ListeningApi } from './servers';
 import { byAttributes, UsageCollector } from './usageCollector';
 
 const NOW = 1_700_000_000_000;
@@ -73,11 +72,11 @@ async function warningsDuring(
   return seen;
 }
 
-describe('usage telemetry', () => {
+describe.each(LISTENING_SERVERS)('usage telemetry (%s)', (_server, start) => {
   let reader: LegacyMetricsReader;
   let collector: UsageCollector;
   let provider: MeterProvider;
-  let server: LegacyMetricsServer | undefined;
+  let server: ListeningApi | undefined;
   const clock = { now: NOW };
 
   beforeEach(() => {
@@ -102,10 +101,7 @@ describe('usage telemetry', () => {
 
   describe('three clients over real sockets', () => {
     it('should count requests by User-Agent, address and route template, and log each new client once', async () => {
-      server = await startLegacyMetricsServer(reader, {
-        port: 0,
-        meterProvider: provider,
-      });
+      server = await start(reader, { meterProvider: provider });
       const base = `${server.url}/api/metrics`;
       const logged = await warningsDuring(LOG_PREFIX, async () => {
         expect(
@@ -233,10 +229,7 @@ describe('usage telemetry', () => {
     });
 
     it('should leave its own instruments out of the legacy API', async () => {
-      server = await startLegacyMetricsServer(reader, {
-        port: 0,
-        meterProvider: provider,
-      });
+      server = await start(reader, { meterProvider: provider });
       await get(`${server.url}/api/metrics`, '127.0.0.1', 'collectd/5.12.0');
       await reader.forceFlush();
       const listing = (await (
@@ -258,10 +251,7 @@ describe('usage telemetry', () => {
 
   describe('one keep-alive connection', () => {
     it('should record each request under its own route, method, status and client when they change between requests', async () => {
-      server = await startLegacyMetricsServer(reader, {
-        port: 0,
-        meterProvider: provider,
-      });
+      server = await start(reader, { meterProvider: provider });
       const base = `${server.url}/api/metrics`;
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       const sockets = new Set<unknown>();
@@ -365,10 +355,7 @@ describe('usage telemetry', () => {
 
   describe("the package's own tools", () => {
     it('should count migrate and compare as tools, with no new-client warning, beside a poller that gets one', async () => {
-      server = await startLegacyMetricsServer(reader, {
-        port: 0,
-        meterProvider: provider,
-      });
+      server = await start(reader, { meterProvider: provider });
       const base = `${server.url}/api/metrics`;
       const warnings = watchWarnings();
       try {

@@ -1,0 +1,197 @@
+import { performance } from 'node:perf_hooks';
+import { parseLegacyRoute, type LegacyRoute } from '../route/legacyRoute';
+import { negotiate } from './contentNegotiation';
+import {
+  announceTransitions,
+  type DeprecationAnnouncer,
+} from './deprecationAnnouncer';
+import { SERIALIZERS, sendErrorWith } from './errorResponse';
+import { ANY_HOST } from './hostConstraint';
+import type { HttpAdapter } from './httpAdapter';
+import { InBandSunsetMetric } from './inBandSunsetMetric';
+import type { ResolvedLegacyApi } from './legacyApiOptions';
+import { isClusterAggregator } from './LegacySnapshotSource';
+import { UsageTelemetry } from './usageTelemetry';
+
+/** The original's `allow` header, in its exact order. */
+export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
+/** Methods the original answered with 405; every other method not allowed gets 501. */
+const NOT_ALLOWED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Why a reader that is not serving answers 503. */
+const UNAVAILABLE = {
+  unregistered: 'the reader is not registered on a MeterProvider',
+  shutdown: 'the reader is shut down',
+} as const;
+const AGGREGATOR_UNAVAILABLE = {
+  unregistered: 'the cluster aggregator is not started',
+  shutdown: 'the cluster aggregator is shut down',
+} as const;
+
+/**
+ * Routes and answers requests to the legacy API, whatever the framework: its routes, statuses,
+ * headers, content negotiation, deprecation and usage telemetry. Each request's path is parsed
+ * once into a {@link LegacyRoute} that the answer and the telemetry share; the body comes from
+ * the snapshot's one response cache.
+ */
+export class LegacyApiHandler<Req, Rep> {
+  /** The mount's usage telemetry and deprecation warnings, which its entry point starts and stops. */
+  readonly usage: UsageTelemetry | undefined;
+  readonly announcer: DeprecationAnnouncer | undefined;
+  private readonly _inBand: InBandSunsetMetric | undefined;
+  private readonly _unavailable: Record<'unregistered' | 'shutdown', string>;
+  /** Whether a request reads the reader's clock: only a deprecation or telemetry needs it. */
+  private readonly _clocked: boolean;
+
+  /** Serves `_mount` at `prefix` (`/api`; `''` for none) through `_adapter`. */
+  constructor(
+    private readonly _mount: ResolvedLegacyApi,
+    prefix: string,
+    private readonly _adapter: HttpAdapter<Req, Rep>
+  ) {
+    const { reader, variant, deprecation, host } = _mount;
+    this.usage = UsageTelemetry.create(
+      _mount.usage,
+      { prefix, variant },
+      deprecation !== undefined
+    );
+    if (deprecation?.settings.inBand === true)
+      this._inBand = new InBandSunsetMetric(deprecation);
+    if (deprecation !== undefined)
+      this.announcer = announceTransitions(
+        deprecation,
+        `${prefix}/metrics${host === ANY_HOST ? '' : ` (Host ${host})`}`,
+        () => reader.now()
+      );
+    this._unavailable = isClusterAggregator(reader)
+      ? AGGREGATOR_UNAVAILABLE
+      : UNAVAILABLE;
+    this._clocked = deprecation !== undefined || this.usage !== undefined;
+  }
+
+  /**
+   * Answers a request whose URL's path from `start` on lies below the prefix (`/metrics/…`),
+   * and records it when usage telemetry is on; `arrivalMs` (`performance.now()`) starts its
+   * duration. The answer and the record share one reading of the reader's clock.
+   */
+  handle(
+    request: Req,
+    reply: Rep,
+    url: string,
+    start: number,
+    arrivalMs: number
+  ): void {
+    const { reader } = this._mount;
+    const usage = this.usage;
+    const nowMs = this._clocked ? reader.now() : 0;
+    const route = parseLegacyRoute(url, start);
+    const status = this._answer(request, reply, route, nowMs);
+    // The reply was handed to Node synchronously: the duration ends now, as the HTTP
+    // instrumentation's `response.end` marks it.
+    usage?.record(
+      request,
+      this._adapter,
+      status,
+      route,
+      nowMs,
+      (performance.now() - arrivalMs) / 1000
+    );
+  }
+
+  /** Answers the request; returns the status sent. */
+  private _answer(
+    request: Req,
+    reply: Rep,
+    route: LegacyRoute,
+    nowMs: number
+  ): number {
+    const adapter = this._adapter;
+    const { deprecation, reader, variant } = this._mount;
+    const inBand = this._inBand;
+    const raw = adapter.raw(request);
+    const method = raw.method ?? 'GET';
+    const format = negotiate(raw.headers.accept);
+    if (deprecation !== undefined) {
+      for (const [name, value] of deprecation.headers)
+        adapter.header(reply, name, value);
+      const gone = deprecation.gone(method, nowMs);
+      if (gone !== undefined) {
+        const goneFormat = format === 'xml' ? 'xml' : 'json';
+        return this._send(reply, 410, gone[goneFormat], goneFormat);
+      }
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      if (method === 'OPTIONS') {
+        adapter.header(reply, 'allow', ALLOWED_METHODS);
+        adapter.send(reply, 200);
+        return 200;
+      }
+      if (!NOT_ALLOWED_METHODS.has(method))
+        return this._error(request, reply, 501, `${method} is not implemented`);
+      adapter.header(reply, 'allow', ALLOWED_METHODS);
+      return this._error(
+        request,
+        reply,
+        405,
+        `${method} is not allowed; allowed: ${ALLOWED_METHODS}`
+      );
+    }
+    if (format === 'malformed')
+      return this._error(
+        request,
+        reply,
+        400,
+        'malformed Accept header',
+        'json'
+      );
+    if (format === 'not-acceptable') {
+      adapter.header(reply, 'vary', 'Accept');
+      adapter.send(reply, 406);
+      return 406;
+    }
+    const status = reader.status;
+    if (status !== 'serving')
+      return this._error(
+        request,
+        reply,
+        503,
+        this._unavailable[status],
+        format
+      );
+    if (route.kind === 'malformed')
+      return this._error(
+        request,
+        reply,
+        400,
+        'malformed percent-encoding in the path',
+        format
+      );
+    const snapshot =
+      inBand === undefined ? reader.snapshot : inBand.decorate(reader.snapshot);
+    const response = snapshot.respond(variant, route, SERIALIZERS[format]);
+    return this._send(reply, response.status, response.body, format);
+  }
+
+  private _send(
+    reply: Rep,
+    status: number,
+    body: Buffer,
+    format: 'json' | 'xml'
+  ): number {
+    const adapter = this._adapter;
+    adapter.header(reply, 'content-type', SERIALIZERS[format].contentType);
+    adapter.header(reply, 'vary', 'Accept');
+    adapter.send(reply, status, body);
+    return status;
+  }
+
+  private _error(
+    request: Req,
+    reply: Rep,
+    status: number,
+    message: string,
+    format?: 'json' | 'xml'
+  ): number {
+    sendErrorWith(this._adapter, request, reply, status, message, format);
+    return status;
+  }
+}

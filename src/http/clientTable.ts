@@ -1,0 +1,103 @@
+/**
+ * The clients of the legacy API that usage telemetry tells apart (address and User-Agent), each
+ * with a slot per route template and response status, bounded so that a scan cannot grow memory:
+ * beyond `maxClients`, new clients are counted together as `other`.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import { emitLegacyWarning, WARNING_CODES } from '../warnings';
+import { identifyClient, OTHER_CLIENT } from './clientIdentity';
+
+/** One client on one route with one response status: its attributes, prepared once, and what it did. */
+export interface RouteSlot {
+  readonly attributes: Attributes;
+  /** Requests so far: the counter is observed from it, so a request costs an increment. */
+  count: number;
+  lastMs: number;
+}
+
+export interface Client {
+  readonly attributes: Attributes;
+  /** By response status and route template. */
+  readonly routes: Map<string, RouteSlot>;
+}
+
+/** A client's request, as the table needs it when the client may be new. */
+export interface ClientRequest {
+  readonly address: string;
+  readonly userAgent: string | undefined;
+  readonly method: string;
+  /** The route template, for the new client's warning. */
+  readonly route: string;
+}
+
+export class ClientTable {
+  private readonly _clients = new Map<string, Client>();
+  private readonly _other: Client = {
+    attributes: {
+      'user_agent.name': OTHER_CLIENT,
+      'user_agent.version': OTHER_CLIENT,
+      'client.address': OTHER_CLIENT,
+    },
+    routes: new Map(),
+  };
+  private _folded = false;
+
+  constructor(private readonly _maxClients: number) {}
+
+  /**
+   * The client of `request`, added when new with a warning (except the package's own tools, which
+   * read the API once to plan or check a migration), or `other` when the table is full.
+   */
+  client(request: ClientRequest): Client {
+    const { address, userAgent } = request;
+    const key = `${address} ${userAgent ?? ''}`;
+    const known = this._clients.get(key);
+    if (known !== undefined) return known;
+    if (this._clients.size >= this._maxClients) {
+      if (!this._folded) {
+        this._folded = true;
+        emitLegacyWarning(
+          WARNING_CODES.newClient,
+          `legacy metrics API: more than ${this._maxClients} clients; ${address} ` +
+            `(User-Agent ${JSON.stringify(userAgent ?? '')}) and later new clients are counted as "${OTHER_CLIENT}"`
+        );
+      }
+      return this._other;
+    }
+    const { attributes, tool } = identifyClient(userAgent, address);
+    const client: Client = { attributes, routes: new Map() };
+    this._clients.set(key, client);
+    if (tool === undefined)
+      emitLegacyWarning(
+        WARNING_CODES.newClient,
+        `legacy metrics API: first request from a new client: ${address}, ` +
+          `User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${request.route}`
+      );
+    return client;
+  }
+
+  /** The slot of `client` on `route` with `status`. */
+  slot(client: Client, route: string, status: number): RouteSlot {
+    const key = `${status} ${route}`;
+    let slot = client.routes.get(key);
+    if (slot === undefined) {
+      slot = {
+        attributes: {
+          ...client.attributes,
+          'http.response.status_code': status,
+          'http.route': route,
+        },
+        count: 0,
+        lastMs: 0,
+      };
+      client.routes.set(key, slot);
+    }
+    return slot;
+  }
+
+  /** Every slot of every client. */
+  *slots(): Iterable<RouteSlot> {
+    for (const client of this._clients.values()) yield* client.routes.values();
+    yield* this._other.routes.values();
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * How `migrate` and `compare` read a legacy API URL (a poller's `<URL>`, `--host-type`) and which
- * host type a segment names: the one place they know the legacy route grammar.
+ * host type a segment names, by the one legacy route grammar (src/route).
  */
+import { groupAlias, parseLegacyRoute } from '../route/legacyRoute';
 
 /**
  * The host type (or host) of `groups` that a URL segment names: the one spelt so, else the one
@@ -14,7 +15,7 @@ export function groupOfSegment(
 ): string | undefined {
   return (
     groups.find(g => g === segment) ??
-    groups.find(g => g.replaceAll(' ', '_') === segment)
+    groups.find(g => groupAlias(g) === segment)
   );
 }
 
@@ -37,26 +38,31 @@ export function parseLegacyUrl(url: string): LegacyTarget | undefined {
   } catch {
     return undefined;
   }
-  const segments = parsed.pathname.split('/');
-  while (segments.at(-1) === '') segments.pop();
-  const at = segments.lastIndexOf('metrics');
-  if (at === -1) return undefined;
-  const rest = segments.slice(at + 1);
-  const base = `${parsed.origin}${segments.slice(0, at).join('/')}`;
-  const decode = (s: string | undefined): string | undefined =>
-    s === undefined ? undefined : decodeURIComponent(s);
-  if (
-    (rest[0] === 'host_type' || rest[0] === 'host') &&
-    rest.length >= 2 &&
-    rest.length <= 3
-  )
-    return {
-      placement: rest[0],
-      segment: decode(rest[1]),
-      metric: decode(rest[2]),
-      base,
-    };
-  if ((rest[0] === 'global' || rest[0] === 'all') && rest.length <= 2)
-    return { placement: rest[0], metric: decode(rest[1]), base };
-  return undefined;
+  const segments = parsed.pathname.replace(/\/+$/, '').split('/');
+  const metricsAt = segments.lastIndexOf('metrics');
+  if (metricsAt === -1) return undefined;
+  const base = `${parsed.origin}${segments.slice(0, metricsAt).join('/')}`;
+  const route = parseLegacyRoute(`/${segments.slice(metricsAt).join('/')}`);
+  switch (route.kind) {
+    case 'group':
+    case 'group-metric':
+      return {
+        placement: route.variant,
+        segment: route.group,
+        metric: route.kind === 'group-metric' ? route.metric : undefined,
+        base,
+      };
+    case 'global':
+    case 'all':
+      return { placement: route.kind, base };
+    case 'global-metric':
+    case 'all-metric':
+      return {
+        placement: route.kind === 'all-metric' ? 'all' : 'global',
+        metric: route.metric,
+        base,
+      };
+    default:
+      return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { groupAlias } from '../route/legacyRoute';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { SortedNames } from '../snapshot/Snapshot';
 import type { Series } from './series';
@@ -128,7 +129,7 @@ export class VariantIndex {
       group = new Group(name, gen);
       this.groups.set(name, group);
       if (name.includes(' ')) {
-        const alias = name.replaceAll(' ', '_');
+        const alias = groupAlias(name);
         if (!this.aliases.has(alias)) this.aliases.set(alias, name);
       }
       this.structureGen = gen;

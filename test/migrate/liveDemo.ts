@@ -13,6 +13,7 @@ import {
   createMeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApi,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
+import { seededRandom } from '../support/random';
 
 /** The simulated messaging server, in this process, on free loopback ports. */
 export interface LiveDemo {
@@ -25,15 +26,6 @@ export interface LiveDemo {
   /** Stops the traffic and makes everything recorded so far visible to the legacy API. */
   pause(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** A repeatable random source, so that a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
 }
 
 /** Starts the demo: the one-call provider, the legacy server and the simulated traffic. */
@@ -77,7 +69,7 @@ export async function startLiveDemo(
     {
       hostTypes,
       stepMs: options.stepMs ?? 100,
-      random: seeded(options.seed ?? 42),
+      random: seededRandom(options.seed ?? 42),
     }
   );
   return {

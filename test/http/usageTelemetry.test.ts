@@ -17,6 +17,7 @@ import {
   type LegacyMetricsServer,
 } from '../../src';
 import { WARNING_CODES } from '../../src/warnings';
+import { httpRequest } from '../support/http';
 import { watchWarnings } from './operatorWarnings';
 import { byAttributes, UsageCollector } from './usageCollector';
 
@@ -24,26 +25,18 @@ const NOW = 1_700_000_000_000;
 const LOG_PREFIX = 'legacy metrics API: ';
 
 /** One GET over a real socket from a chosen loopback address, with an optional User-Agent. */
-function get(
+const get = async (
   url: string,
   localAddress: string,
   userAgent: string | undefined
-): Promise<number> {
-  return new Promise((done, fail) => {
-    const headers = userAgent === undefined ? {} : { 'user-agent': userAgent };
-    const req = request(
-      url,
-      { localAddress, headers, agent: false, timeout: 5_000 },
-      res => {
-        res.resume();
-        res.on('end', () => done(res.statusCode!));
-      }
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
-  });
-}
+): Promise<number> =>
+  (
+    await httpRequest(url, {
+      localAddress,
+      agent: false,
+      headers: userAgent === undefined ? {} : { 'user-agent': userAgent },
+    })
+  ).status;
 
 /** Collects the operator warnings (through the diag logger) that start with `prefix` while `fn` runs. */
 async function warningsDuring(

@@ -1,4 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { Agent } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import {
   type ListenerConfig,
 } from '../../src';
 import { createRig, createServingRig, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
 import { freePort, httpRequest, type HttpExchange } from '../support/http';
 
 const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
@@ -424,11 +425,7 @@ describe('startLegacyMetricsListeners', () => {
   });
 
   it('should warn once that the API has no authentication when bound beyond loopback', async () => {
-    const warnings: string[] = [];
-    diag.setLogger(
-      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-      DiagLogLevel.WARN
-    );
+    const warnings = captureDiag().warn;
     try {
       running = await startLegacyMetricsListeners(
         rig.reader,

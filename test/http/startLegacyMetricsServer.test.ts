@@ -1,4 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { createServer, type Server } from 'node:net';
 import {
   InvalidOptionError,
@@ -7,6 +7,7 @@ import {
   type LegacyMetricsServer,
 } from '../../src';
 import { createServingRig, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
 import { freePort, httpRequest, type HttpExchange } from '../support/http';
 
 /** A GET (or `method`) over a real socket: status, headers and body as sent. */
@@ -106,11 +107,7 @@ describe('startLegacyMetricsServer', () => {
   });
 
   it('should warn once that the API has no authentication when bound beyond loopback', async () => {
-    const warnings: string[] = [];
-    diag.setLogger(
-      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-      DiagLogLevel.WARN
-    );
+    const warnings = captureDiag().warn;
     try {
       server = await startLegacyMetricsServer(rig.reader, {
         port: 0,

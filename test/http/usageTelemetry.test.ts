@@ -1,9 +1,4 @@
-import {
-  diag,
-  DiagLogLevel,
-  metrics,
-  type DiagLogger,
-} from '@opentelemetry/api';
+import { metrics } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { Agent, request } from 'node:http';
@@ -20,6 +15,7 @@ import { WARNING_CODES } from '../../src/warnings';
 import { httpRequest } from '../support/http';
 import { watchWarnings } from './operatorWarnings';
 import { byAttributes, UsageCollector } from './usageCollector';
+import { captureDiag } from '../support/diag';
 
 const NOW = 1_700_000_000_000;
 const LOG_PREFIX = 'legacy metrics API: ';
@@ -43,27 +39,13 @@ async function warningsDuring(
   prefix: string,
   fn: () => Promise<void>
 ): Promise<string[]> {
-  const seen: string[] = [];
-  const record = (message: string): void => {
-    if (message.startsWith(prefix)) seen.push(message);
-  };
-  const logger: DiagLogger = {
-    error: () => {},
-    warn: record,
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, {
-    logLevel: DiagLogLevel.WARN,
-    suppressOverrideMessage: true,
-  });
+  const diag = captureDiag();
   try {
     await fn();
   } finally {
-    diag.disable();
+    diag.stop();
   }
-  return seen;
+  return diag.warn.filter(message => message.startsWith(prefix));
 }
 
 describe('usage telemetry', () => {

@@ -1,9 +1,4 @@
-import {
-  diag,
-  DiagLogLevel,
-  ValueType,
-  type DiagLogger,
-} from '@opentelemetry/api';
+import { diag, ValueType } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InstrumentType } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -17,6 +12,7 @@ import {
   type MeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApiOptions,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
+import { captureDiag } from '../support/diag';
 
 const ENV_KEYS = [
   'OTEL_EXPORTER_PROMETHEUS_HOST',
@@ -69,22 +65,7 @@ async function build(
 }
 
 function warnings(): string[] {
-  const messages: string[] = [];
-  const record = (message: string): void => {
-    messages.push(message);
-  };
-  const logger: DiagLogger = {
-    error: record,
-    warn: record,
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, {
-    logLevel: DiagLogLevel.WARN,
-    suppressOverrideMessage: true,
-  });
-  return messages;
+  return captureDiag().errorsAndWarnings;
 }
 
 describe('DEFAULT_METER_PROVIDER_OPTIONS', () => {

@@ -1,4 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   AggregationTemporality,
@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../../src';
 import { createRig, read, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
 
 let rig: Rig;
 afterEach(async () => {
@@ -354,11 +355,7 @@ describe('LegacyMetricsReader', () => {
     });
 
     it('should leave out a second instrument whose legacy name clashes with another kind, and warn', async () => {
-      const warnings: string[] = [];
-      diag.setLogger(
-        { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-        DiagLogLevel.WARN
-      );
+      const warnings = captureDiag().warn;
       rig = createRig({ legacyName: () => 'same' });
       const meter = rig.provider.getMeter('m');
       meter.createCounter('a').add(1);
@@ -466,13 +463,7 @@ describe('LegacyMetricsReader', () => {
     });
 
     it('should keep serving the last snapshot when a tick fails, and report the failure', async () => {
-      const errors: unknown[] = [];
-      diag.setLogger(
-        {
-          error: (...args: unknown[]) => errors.push(args),
-        } as unknown as DiagLogger,
-        DiagLogLevel.ERROR
-      );
+      const errors = captureDiag(DiagLogLevel.ERROR).error;
       rig = createRig();
       let fail = false;
       const meter = rig.provider.getMeter('m');

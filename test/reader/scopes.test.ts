@@ -1,10 +1,4 @@
-import {
-  diag,
-  DiagLogLevel,
-  ValueType,
-  type Attributes,
-  type DiagLogger,
-} from '@opentelemetry/api';
+import { diag, ValueType, type Attributes } from '@opentelemetry/api';
 import {
   InvalidOptionError,
   type LegacyMetricsReaderOptions,
@@ -14,6 +8,7 @@ import {
 import { PACKAGE_METER_NAME } from '../../src/attributes';
 import { resolveReaderOptions } from '../../src/reader/options';
 import { createRig, read, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
 
 /*
  * A server set up as NodeSDK with auto-instrumentations sets it up: the HTTP instrumentation's
@@ -204,12 +199,7 @@ describe('legacyName', () => {
 
 describe('warnings about names', () => {
   function captureWarnings(): string[] {
-    const warnings: string[] = [];
-    diag.setLogger(
-      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-      DiagLogLevel.WARN
-    );
-    return warnings;
+    return captureDiag().warn;
   }
 
   it('should not blame a legacyName the user never set', async () => {

@@ -53,6 +53,8 @@ const common = {
   ...(requiresEsm
     ? {}
     : { transformIgnorePatterns: ['/node_modules/(?!cookie/)'] }),
+  // The package's operator warnings are kept for the tests to assert instead of printing.
+  setupFilesAfterEnv: ['<rootDir>/test/support/setupTests.ts'],
   testTimeout: 30000,
 };
 

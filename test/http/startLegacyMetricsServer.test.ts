@@ -8,6 +8,8 @@ import {
 } from '../../src';
 import { createServingRig, type Rig } from '../helpers';
 import { captureDiag } from '../support/diag';
+import { takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
 import { freePort, httpRequest, type HttpExchange } from '../support/http';
 
 /** A GET (or `method`) over a real socket: status, headers and body as sent. */
@@ -120,6 +122,9 @@ describe('startLegacyMetricsServer', () => {
     expect(warnings).toEqual([
       `legacy metrics API bound to 0.0.0.0:${port}: it has no authentication, so anyone who can reach this address can read every metric; bind to loopback or restrict access with a firewall`,
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.exposed, message }))
+    );
     // Reached over loopback only.
     expect(
       (await exchange(`http://127.0.0.1:${port}/api/metrics`)).status

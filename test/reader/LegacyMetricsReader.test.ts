@@ -9,6 +9,8 @@ import {
 import { LegacyMetricsReader } from '../../src';
 import { createRig, read, type Rig } from '../helpers';
 import { captureDiag } from '../support/diag';
+import { takeWarningCodes, takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
 
 let rig: Rig;
 afterEach(async () => {
@@ -369,6 +371,12 @@ describe('LegacyMetricsReader', () => {
         'LegacyMetricsReader: legacy name same is given by instrument a of meter "m" (a spiral) and by instrument b of meter "m" (a gauge); ' +
           'the first registered is served, and the gauge is left out of that name',
       ]);
+      expect(takeWarnings()).toEqual(
+        warnings.map(message => ({
+          code: WARNING_CODES.seriesLeftOut,
+          message,
+        }))
+      );
     });
   });
 
@@ -478,6 +486,7 @@ describe('LegacyMetricsReader', () => {
       diag.disable();
       expect(read(rig.reader, 'metrics/global/c').json.metric.count).toBe(1);
       expect(errors.length).toBeGreaterThan(0);
+      expect(takeWarningCodes()).toEqual([WARNING_CODES.collectError]);
     });
 
     it('should stop ticking at shutdown, and shut down once', async () => {

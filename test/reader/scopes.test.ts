@@ -9,6 +9,8 @@ import { PACKAGE_METER_NAME } from '../../src/attributes';
 import { resolveReaderOptions } from '../../src/reader/options';
 import { createRig, read, type Rig } from '../helpers';
 import { captureDiag } from '../support/diag';
+import { takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
 
 /*
  * A server set up as NodeSDK with auto-instrumentations sets it up: the HTTP instrumentation's
@@ -215,6 +217,9 @@ describe('warnings about names', () => {
         '(from {"route":"/users"}): expected a non-empty string without "/"; the series is left out ' +
         '(a legacyName option can name it otherwise)',
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.seriesLeftOut, message }))
+    );
   });
 
   it('should name the legacyName the user set when it gives a bad name', async () => {
@@ -226,6 +231,9 @@ describe('warnings about names', () => {
       'LegacyMetricsReader: legacyName gave "a/b" for instrument requests of meter "messaging-server": ' +
         'expected a non-empty string without "/"; the series is left out',
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.seriesLeftOut, message }))
+    );
   });
 });
 

@@ -60,6 +60,8 @@ const common = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Jest reads the timeout of the whole run, not a project's.
+  testTimeout: common.testTimeout,
   projects: [
     {
       ...common,

@@ -145,9 +145,8 @@ describeWithClients('prometheus', 'promtool')(
       const meter = demo.telemetry.meterProvider.getMeter('messaging-server');
       meter.createCounter(TRUNCATED_NAME).add(3, { host_type: 'test type' });
       meter.createCounter(CRASHING_NAME).add(4, { host_type: 'test type' });
-      // Let the traffic record a few seconds of everything, histograms included.
-      await new Promise(r => setTimeout(r, 1_500));
-      await demo.telemetry.forceFlush();
+      // Let the traffic record a bit of everything, histograms included.
+      await demo.recorded();
       hostServer = await startLegacyMetricsServer(demo.telemetry.legacyReader, {
         port: 0,
         variant: 'host',

@@ -233,32 +233,7 @@ export async function stop(
   clearTimeout(timer);
 }
 
-/** Polls `probe` until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function waitUntil<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => T | undefined | Promise<T | undefined>,
-  explain: () => string = () => ''
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const cause =
-        lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${cause}\n${explain()}`
-      );
-    }
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-}
+export { waitUntil } from '../support/waitUntil';
 
 /** The SDK's default explicit bucket bounds, which the Prometheus exposition's histograms have. */
 export const SDK_DEFAULT_BOUNDS = [

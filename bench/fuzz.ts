@@ -2,7 +2,7 @@ import {
   outcomeTable,
   runHostileRequests,
   type HostileOutcome,
-} from './hostileRequests';
+} from '../test/support/hostileRequests';
 
 /**
  * `npm run fuzz [-- --requests 10000 --seed 1 --concurrency 16]`: sends hostile requests over raw

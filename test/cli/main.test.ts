@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startOtlpReceiver } from '../realClients/otlpReceiver';
+import { httpRequest } from '../support/http';
 
 /**
  * The built `legacy-metrics-api` as a person runs it: a real child process, its real standard
@@ -99,22 +100,11 @@ function partialRequest(url: URL): Promise<{
 }
 
 /** A GET over a keep-alive agent: its status, or the error's code. */
-function get(url: URL, agent: Agent): Promise<number | string> {
-  return new Promise(done => {
-    const req = request(url, { agent, headers: { host: 'localhost' } }, res => {
-      res.resume();
-      res.on('end', () => done(res.statusCode!));
-      res.on('error', (error: NodeJS.ErrnoException) =>
-        done(error.code ?? error.message)
-      );
-    });
-    req.setTimeout(5_000, () => req.destroy(new Error('timed out')));
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      done(error.code ?? error.message)
-    );
-    req.end();
-  });
-}
+const get = (url: URL, agent: Agent): Promise<number | string> =>
+  httpRequest(url, { agent, headers: { host: 'localhost' } }).then(
+    answer => answer.status,
+    (error: NodeJS.ErrnoException) => error.code ?? error.message
+  );
 
 function refused(url: URL): Promise<boolean> {
   return new Promise(done => {

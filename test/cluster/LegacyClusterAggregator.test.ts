@@ -11,6 +11,7 @@ import {
   withoutAges,
   type RunningCluster,
 } from './clusterHarness';
+import { waitUntil } from '../support/waitUntil';
 
 const { BURST, SCALE } = require('./fixtures/recordings') as {
   BURST: number;
@@ -202,7 +203,10 @@ describe('LegacyClusterAggregator', () => {
           json => json.metric.count === total
         );
         // A few more polls after the end, to see that nothing is taken back.
-        await new Promise(done => setTimeout(done, 600));
+        const polled = seen.length;
+        await waitUntil('three more polls', 5_000, () =>
+          seen.length >= polled + 3 ? true : undefined
+        );
       } finally {
         polling = false;
         await poller;

@@ -10,6 +10,7 @@ import type { TermNode } from '../../src/config/termNodes';
 import { parseTerms } from '../../src/config/termParser';
 import { printTerm } from '../../src/config/termPrinter';
 import { ConfigError } from '../../src/errors';
+import { SeededRandom as Random } from '../support/random';
 
 /** A term without positions. */
 type Plain =
@@ -17,44 +18,6 @@ type Plain =
   | { kind: 'integer'; value: bigint }
   | { kind: 'float'; value: number }
   | { kind: 'tuple' | 'list'; elements: Plain[] };
-
-/** Deterministic pseudo-random numbers: Marsaglia's xorshift32, seeded. */
-class Random {
-  private _state: number;
-
-  constructor(seed: number) {
-    // A zero state would stay zero; mix the seed so that nearby seeds diverge at once.
-    this._state = Math.imul(seed + 1, 0x9e3779b1) >>> 0 || 1;
-    for (let i = 0; i < 4; i++) this._nextUint32();
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    return this._nextUint32() / 2 ** 32;
-  }
-
-  /** An integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  chance(probability: number): boolean {
-    return this.next() < probability;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
-  }
-
-  private _nextUint32(): number {
-    let x = this._state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this._state = x >>> 0;
-    return this._state;
-  }
-}
 
 /** Characters that stress quoting, escaping, comments and columns. */
 const TRICKY = [

@@ -1,4 +1,4 @@
-import { outcomeTable, runHostileRequests } from '../../bench/hostileRequests';
+import { outcomeTable, runHostileRequests } from '../support/hostileRequests';
 
 describe('hostile requests (a slice of npm run fuzz)', () => {
   it('should answer 1,000 hostile requests over raw sockets with no 5xx but 501, no hang, and bodies that parse as their Content-Type says', async () => {

@@ -8,32 +8,7 @@ import {
   type LegacyMetricsServer,
 } from '../../src';
 import { createRig, createServingRig, type Rig } from '../helpers';
-
-/** Sends raw bytes and collects everything the server sends until it closes (or 5 s pass). */
-function raw(
-  port: number,
-  request: string | Buffer
-): Promise<{ status: number; head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.setTimeout(5_000, () =>
-      socket.destroy(new Error('no answer within 5 s'))
-    );
-    socket.on('data', chunk => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('latin1');
-      const split = text.indexOf('\r\n\r\n');
-      resolve({
-        status: Number(text.slice(9, 12)),
-        head: text.slice(0, split).toLowerCase(),
-        body: text.slice(split + 4),
-      });
-    });
-    socket.end(request);
-  });
-}
+import { rawRequest as raw } from '../support/http';
 
 describe('listeners of ours (standalone server)', () => {
   let rig: Rig;

@@ -1,5 +1,5 @@
-import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { WARNING_TYPE } from '../../src/warnings';
+import { captureDiag } from '../support/diag';
 
 /** One operator warning as both channels carry it. */
 export interface OperatorWarning {
@@ -19,7 +19,6 @@ export function watchWarnings(): {
   stop(): void;
 } {
   const spy = jest.spyOn(process, 'emitWarning');
-  const logged: string[] = [];
   const emitted: OperatorWarning[] = [];
   /** Moves the spy's calls into `emitted`: restoring the spy forgets them. */
   const take = (): OperatorWarning[] => {
@@ -34,24 +33,14 @@ export function watchWarnings(): {
     spy.mockClear();
     return [...emitted];
   };
-  const ignore = (): void => {};
-  diag.setLogger(
-    {
-      error: ignore,
-      warn: message => logged.push(message),
-      info: ignore,
-      debug: ignore,
-      verbose: ignore,
-    },
-    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }
-  );
+  const diag = captureDiag();
   return {
     emitted: take,
-    logged: () => [...logged],
+    logged: () => [...diag.warn],
     stop: () => {
       take();
       spy.mockRestore();
-      diag.disable();
+      diag.stop();
     },
   };
 }

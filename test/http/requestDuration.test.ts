@@ -1,6 +1,6 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -14,6 +14,7 @@ import {
   type LegacyMetricsServer,
 } from '../../src';
 import { UsageCollector } from './usageCollector';
+import { httpRequest } from '../support/http';
 
 /**
  * `http.server.request.duration` is the time from a request's arrival to its response, in
@@ -57,19 +58,12 @@ async function poll(urls: readonly string[]): Promise<number[]> {
   try {
     for (const url of urls)
       statuses.push(
-        await new Promise<number>((done, fail) => {
-          const req = request(
-            url,
-            { agent, headers: { 'user-agent': 'collectd/5.12.0' } },
-            res => {
-              res.resume();
-              res.on('end', () => done(res.statusCode!));
-            }
-          );
-          req.setTimeout(5_000, () => req.destroy(new Error('timed out')));
-          req.on('error', fail);
-          req.end();
-        })
+        (
+          await httpRequest(url, {
+            agent,
+            headers: { 'user-agent': 'collectd/5.12.0' },
+          })
+        ).status
       );
   } finally {
     agent.destroy();

@@ -1,5 +1,5 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
-import { Agent, request } from 'node:http';
+import { diag } from '@opentelemetry/api';
+import { Agent } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,45 +11,23 @@ import {
   type ListenerConfig,
 } from '../../src';
 import { createRig, createServingRig, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
+import { takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
+import { freePort, httpRequest, type HttpExchange } from '../support/http';
 
 const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
 const FIXTURES = resolve(__dirname, '..', 'config', 'fixtures');
 
-interface Exchange {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  reusedSocket: boolean;
-}
-
 /** One HTTP request over a real socket, with a Host header of our choosing and an optional keep-alive agent. */
-function exchange(
+const exchange = (
   url: string,
   options: { host?: string; agent?: Agent } = {}
-): Promise<Exchange> {
-  return new Promise((done, fail) => {
-    const headers = options.host === undefined ? {} : { host: options.host };
-    const req = request(
-      url,
-      { headers, agent: options.agent, timeout: 5_000 },
-      res => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          done({
-            status: res.statusCode!,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString(),
-            reusedSocket: req.reusedSocket,
-          })
-        );
-      }
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
+): Promise<HttpExchange> =>
+  httpRequest(url, {
+    headers: options.host === undefined ? {} : { host: options.host },
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
   });
-}
 
 /** A server on a free loopback port, keeping it busy. */
 async function occupyPort(): Promise<Server> {
@@ -284,7 +262,7 @@ describe('startLegacyMetricsListeners', () => {
       );
       first.destroy();
       await freed;
-      let answer: Exchange | undefined;
+      let answer: HttpExchange | undefined;
       for (let attempt = 0; attempt < 20 && answer === undefined; attempt++) {
         answer = await exchange(metricsUrl, { agent: late }).catch(async () => {
           await new Promise(done => setTimeout(done, 25));
@@ -452,11 +430,7 @@ describe('startLegacyMetricsListeners', () => {
   });
 
   it('should warn once that the API has no authentication when bound beyond loopback', async () => {
-    const warnings: string[] = [];
-    diag.setLogger(
-      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-      DiagLogLevel.WARN
-    );
+    const warnings = captureDiag().warn;
     try {
       running = await startLegacyMetricsListeners(
         rig.reader,
@@ -472,6 +446,9 @@ describe('startLegacyMetricsListeners', () => {
     expect(warnings).toEqual([
       `legacy metrics API bound to 0.0.0.0:${port}: it has no authentication, so anyone who can reach this address can read every metric; bind to loopback or restrict access with a firewall`,
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.exposed, message }))
+    );
     expect(
       (await exchange(`http://127.0.0.1:${port}/api/metrics`)).status
     ).toBe(200);
@@ -658,13 +635,4 @@ function listenerAt(port: number) {
     handlerGroups: [group()],
     place: 'test',
   };
-}
-
-/** A port nothing listens on (bound once by the system, then released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise(resolve => probe.close(resolve));
-  return port;
 }

@@ -1,5 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
-import { request } from 'node:http';
+import { diag } from '@opentelemetry/api';
 import { createServer, type Server } from 'node:net';
 import {
   InvalidOptionError,
@@ -7,34 +6,17 @@ import {
   type LegacyMetricsServer,
 } from '../../src';
 import { createServingRig, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
+import { takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
+import { freePort, httpRequest, type HttpExchange } from '../support/http';
 
-/** A raw HTTP exchange over a real socket: status, headers and body bytes as sent. */
-function exchange(
+/** A GET (or `method`) over a real socket: status, headers and body as sent. */
+const exchange = (
   url: string,
   method = 'GET',
   headers: Record<string, string> = {}
-) {
-  return new Promise<{
-    status: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: string;
-  }>((resolve, reject) => {
-    const req = request(url, { method, headers, timeout: 5_000 }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode!,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString(),
-        })
-      );
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end();
-  });
-}
+): Promise<HttpExchange> => httpRequest(url, { method, headers });
 
 describe('startLegacyMetricsServer', () => {
   let rig: Rig;
@@ -130,11 +112,7 @@ describe('startLegacyMetricsServer', () => {
   });
 
   it('should warn once that the API has no authentication when bound beyond loopback', async () => {
-    const warnings: string[] = [];
-    diag.setLogger(
-      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-      DiagLogLevel.WARN
-    );
+    const warnings = captureDiag().warn;
     try {
       server = await startLegacyMetricsServer(rig.reader, {
         port: 0,
@@ -147,6 +125,9 @@ describe('startLegacyMetricsServer', () => {
     expect(warnings).toEqual([
       `legacy metrics API bound to 0.0.0.0:${port}: it has no authentication, so anyone who can reach this address can read every metric; bind to loopback or restrict access with a firewall`,
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.exposed, message }))
+    );
     // Reached over loopback only.
     expect(
       (await exchange(`http://127.0.0.1:${port}/api/metrics`)).status
@@ -251,12 +232,3 @@ describe('startLegacyMetricsServer', () => {
     expect((await exchange(`${server.url}/api/metrics`)).status).toBe(200);
   });
 });
-
-/** A port nothing listens on (bound once by the system, then released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise(resolve => probe.close(resolve));
-  return port;
-}

@@ -1,9 +1,4 @@
-import {
-  diag,
-  DiagLogLevel,
-  metrics,
-  type DiagLogger,
-} from '@opentelemetry/api';
+import { metrics } from '@opentelemetry/api';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { Agent, request } from 'node:http';
@@ -15,61 +10,41 @@ import {
   USAGE_INSTRUMENTS,
 } from '../../src';
 import { WARNING_CODES } from '../../src/warnings';
+import { httpRequest } from '../support/http';
 import { watchWarnings } from './operatorWarnings';
 import { LISTENING_SERVERS, type ListeningApi } from './servers';
 import { byAttributes, UsageCollector } from './usageCollector';
+import { captureDiag } from '../support/diag';
 
 const NOW = 1_700_000_000_000;
 const LOG_PREFIX = 'legacy metrics API: ';
 
 /** One GET over a real socket from a chosen loopback address, with an optional User-Agent. */
-function get(
+const get = async (
   url: string,
   localAddress: string,
   userAgent: string | undefined
-): Promise<number> {
-  return new Promise((done, fail) => {
-    const headers = userAgent === undefined ? {} : { 'user-agent': userAgent };
-    const req = request(
-      url,
-      { localAddress, headers, agent: false, timeout: 5_000 },
-      res => {
-        res.resume();
-        res.on('end', () => done(res.statusCode!));
-      }
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
-  });
-}
+): Promise<number> =>
+  (
+    await httpRequest(url, {
+      localAddress,
+      agent: false,
+      headers: userAgent === undefined ? {} : { 'user-agent': userAgent },
+    })
+  ).status;
 
 /** Collects the operator warnings (through the diag logger) that start with `prefix` while `fn` runs. */
 async function warningsDuring(
   prefix: string,
   fn: () => Promise<void>
 ): Promise<string[]> {
-  const seen: string[] = [];
-  const record = (message: string): void => {
-    if (message.startsWith(prefix)) seen.push(message);
-  };
-  const logger: DiagLogger = {
-    error: () => {},
-    warn: record,
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, {
-    logLevel: DiagLogLevel.WARN,
-    suppressOverrideMessage: true,
-  });
+  const diag = captureDiag();
   try {
     await fn();
   } finally {
-    diag.disable();
+    diag.stop();
   }
-  return seen;
+  return diag.warn.filter(message => message.startsWith(prefix));
 }
 
 describe.each(LISTENING_SERVERS)('usage telemetry (%s)', (_server, start) => {

@@ -27,6 +27,7 @@ import {
   requireCommand,
   temporaryDirectory,
 } from '../realClients/support';
+import { seededRandom } from '../support/random';
 
 const ROOT = resolve(__dirname, '..', '..');
 const FIXTURES = join(__dirname, 'fixtures');
@@ -53,19 +54,6 @@ function ours(text: string): boolean {
     if (!(error instanceof ConfigError)) throw error;
     return false;
   }
-}
-
-/** Deterministic pseudo-random numbers (xorshift32), so that a failing case can be replayed. */
-function random(seed: number): () => number {
-  let state = Math.imul(seed + 1, 0x9e3779b1) >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 2 ** 32;
-  };
 }
 
 const FRAGMENTS = [
@@ -260,7 +248,7 @@ describeWithClients('collectd')('collectd as the oracle', () => {
       ours: boolean;
     }[] = [];
     for (let seed = 0; seed < 200; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const parts: string[] = [];
       const length = 1 + Math.floor(next() * 14);
       for (let i = 0; i < length; i++)

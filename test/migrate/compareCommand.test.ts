@@ -8,7 +8,7 @@ describe('legacy-metrics-api compare', () => {
   it("should exit 0 on a deprecated API: its in-band sunset metric is the API's own, not a series", async () => {
     const deprecated = await startLiveDemo({ seed: 3, deprecated: true });
     try {
-      await new Promise(r => setTimeout(r, 1_500));
+      await deprecated.recorded();
       const result = await runBuilt([
         'compare',
         '--legacy',
@@ -34,7 +34,7 @@ describe('legacy-metrics-api compare', () => {
     demo = await startLiveDemo({ seed: 1 });
     // Another provider with its own traffic: the same metrics, other numbers.
     other = await startLiveDemo({ seed: 2 });
-    await new Promise(r => setTimeout(r, 1_500));
+    await Promise.all([demo.recorded(), other.recorded()]);
   }, 20_000);
 
   afterAll(async () => {

@@ -13,6 +13,8 @@ import {
   createMeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApi,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
+import { seededRandom } from '../support/random';
+import { waitUntil } from '../support/waitUntil';
 
 /** The simulated messaging server, in this process, on free loopback ports. */
 export interface LiveDemo {
@@ -22,18 +24,14 @@ export interface LiveDemo {
   /** The Prometheus endpoint: `http://127.0.0.1:<port>/metrics`. */
   readonly prometheus: string;
   readonly traffic: SimulatedTraffic;
+  /**
+   * Waits (at most 10 s) until the legacy API serves messages sent and a sample in every
+   * histogram, for every host type and globally: the traffic has recorded a bit of everything.
+   */
+  recorded(): Promise<void>;
   /** Stops the traffic and makes everything recorded so far visible to the legacy API. */
   pause(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** A repeatable random source, so that a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
 }
 
 /** Starts the demo: the one-call provider, the legacy server and the simulated traffic. */
@@ -77,14 +75,44 @@ export async function startLiveDemo(
     {
       hostTypes,
       stepMs: options.stepMs ?? 100,
-      random: seeded(options.seed ?? 42),
+      random: seededRandom(options.seed ?? 42),
     }
   );
+  const legacy = `${server.url}/api`;
+  /** Whether `path` serves only histograms with samples, at least one, and messages sent. */
+  const served = async (path: string, global: boolean): Promise<boolean> => {
+    const response = await fetch(`${legacy}/metrics/${path}`);
+    const { metrics } = (await response.json()) as {
+      metrics: Record<string, Record<string, number>>;
+    };
+    const histograms = Object.values(metrics).filter(value => 'n' in value);
+    return (
+      histograms.length > 0 &&
+      histograms.every(histogram => histogram.n! > 0) &&
+      (global || (metrics.xmppMessageSent?.count ?? 0) > 0)
+    );
+  };
   return {
     telemetry,
-    legacy: `${server.url}/api`,
+    legacy,
     prometheus: telemetry.prometheusUrl!,
     traffic,
+    async recorded() {
+      const paths = hostTypes.map(
+        hostType =>
+          `host_type/${encodeURIComponent(hostType.replaceAll(' ', '_'))}`
+      );
+      await waitUntil(
+        'the demo traffic to record every histogram',
+        10_000,
+        async () => {
+          await telemetry.forceFlush();
+          for (const path of paths)
+            if (!(await served(path, false))) return undefined;
+          return (await served('global', true)) ? true : undefined;
+        }
+      );
+    },
     async pause() {
       traffic.stop();
       await telemetry.forceFlush();

@@ -25,6 +25,7 @@ import {
   waitUntil,
   type Tracked,
 } from '../realClients/support';
+import { query } from '../support/promql';
 import { runBuilt, startLiveDemo, type LiveDemo } from './liveDemo';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -109,11 +110,6 @@ const CASES: readonly Case[] = [
 /** The first recording rule in the rules.yml generated for `file`. */
 let firstRule: (file: string) => string;
 
-interface VectorSample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
-
 type LegacyMap = Record<string, Record<string, number>>;
 
 describeWithClients('prometheus', 'promtool')(
@@ -129,23 +125,6 @@ describeWithClients('prometheus', 'promtool')(
       { code: number | null; stdout: string; stderr: string; dir: string }
     >();
     const servers = new Map<string, { process: Tracked; url: string }>();
-
-    async function query(
-      url: string,
-      expression: string
-    ): Promise<VectorSample[]> {
-      const response = await fetch(
-        `${url}/api/v1/query?query=${encodeURIComponent(expression)}`
-      );
-      const body = (await response.json()) as {
-        status: string;
-        error?: string;
-        data: { result: VectorSample[] };
-      };
-      if (body.status !== 'success')
-        throw new Error(`query ${expression} failed: ${body.error}`);
-      return body.data.result;
-    }
 
     async function legacyMap(base: string, path: string): Promise<LegacyMap> {
       const response = await fetch(`${base}/metrics/${path}`);
@@ -166,9 +145,8 @@ describeWithClients('prometheus', 'promtool')(
       const meter = demo.telemetry.meterProvider.getMeter('messaging-server');
       meter.createCounter(TRUNCATED_NAME).add(3, { host_type: 'test type' });
       meter.createCounter(CRASHING_NAME).add(4, { host_type: 'test type' });
-      // Let the traffic record a few seconds of everything, histograms included.
-      await new Promise(r => setTimeout(r, 1_500));
-      await demo.telemetry.forceFlush();
+      // Let the traffic record a bit of everything, histograms included.
+      await demo.recorded();
       hostServer = await startLegacyMetricsServer(demo.telemetry.legacyReader, {
         port: 0,
         variant: 'host',

@@ -18,6 +18,7 @@ import {
   waitUntil,
   type Tracked,
 } from '../realClients/support';
+import { query as promQuery } from '../support/promql';
 import { runBuilt } from './liveDemo';
 import {
   startShapedServer,
@@ -84,13 +85,7 @@ describeWithClients('prometheus')('a.b beside a_b', () => {
       '--log.level=warn',
     ]);
     const query = async (expression: string): Promise<number | undefined> => {
-      const response = await fetch(
-        `${url}/api/v1/query?query=${encodeURIComponent(expression)}`
-      );
-      const body = (await response.json()) as {
-        data?: { result: { value: [number, string] }[] };
-      };
-      const value = body.data?.result[0]?.value[1];
+      const value = (await promQuery(url, expression))[0]?.value[1];
       return value === undefined ? undefined : Number(value);
     };
     const evaluated = await waitUntil(

@@ -1,9 +1,4 @@
-import {
-  diag,
-  DiagLogLevel,
-  ValueType,
-  type DiagLogger,
-} from '@opentelemetry/api';
+import { diag, ValueType } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AggregationTemporality,
@@ -28,6 +23,7 @@ import {
   type MeterProviderWithLegacyApi,
   type MeterProviderWithLegacyApiOptions,
 } from '../../src/provider/createMeterProviderWithLegacyApi';
+import { captureDiag } from '../support/diag';
 
 const ENV_KEYS = [
   'OTEL_EXPORTER_PROMETHEUS_HOST',
@@ -80,22 +76,7 @@ async function build(
 }
 
 function warnings(): string[] {
-  const messages: string[] = [];
-  const record = (message: string): void => {
-    messages.push(message);
-  };
-  const logger: DiagLogger = {
-    error: record,
-    warn: record,
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, {
-    logLevel: DiagLogLevel.WARN,
-    suppressOverrideMessage: true,
-  });
-  return messages;
+  return captureDiag().errorsAndWarnings;
 }
 
 describe('DEFAULT_METER_PROVIDER_OPTIONS', () => {

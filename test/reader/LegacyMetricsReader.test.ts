@@ -1,4 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   AggregationTemporality,
@@ -8,6 +8,9 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../../src';
 import { createRig, read, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
+import { takeWarningCodes, takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
 
 let rig: Rig;
 afterEach(async () => {
@@ -354,11 +357,7 @@ describe('LegacyMetricsReader', () => {
     });
 
     it('should leave out a second instrument whose legacy name clashes with another kind, and warn', async () => {
-      const warnings: string[] = [];
-      diag.setLogger(
-        { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-        DiagLogLevel.WARN
-      );
+      const warnings = captureDiag().warn;
       rig = createRig({ legacyName: () => 'same' });
       const meter = rig.provider.getMeter('m');
       meter.createCounter('a').add(1);
@@ -372,6 +371,12 @@ describe('LegacyMetricsReader', () => {
         'LegacyMetricsReader: legacy name same is given by instrument a of meter "m" (a spiral) and by instrument b of meter "m" (a gauge); ' +
           'the first registered is served, and the gauge is left out of that name',
       ]);
+      expect(takeWarnings()).toEqual(
+        warnings.map(message => ({
+          code: WARNING_CODES.seriesLeftOut,
+          message,
+        }))
+      );
     });
   });
 
@@ -466,13 +471,7 @@ describe('LegacyMetricsReader', () => {
     });
 
     it('should keep serving the last snapshot when a tick fails, and report the failure', async () => {
-      const errors: unknown[] = [];
-      diag.setLogger(
-        {
-          error: (...args: unknown[]) => errors.push(args),
-        } as unknown as DiagLogger,
-        DiagLogLevel.ERROR
-      );
+      const errors = captureDiag(DiagLogLevel.ERROR).error;
       rig = createRig();
       let fail = false;
       const meter = rig.provider.getMeter('m');
@@ -487,6 +486,7 @@ describe('LegacyMetricsReader', () => {
       diag.disable();
       expect(read(rig.reader, 'metrics/global/c').json.metric.count).toBe(1);
       expect(errors.length).toBeGreaterThan(0);
+      expect(takeWarningCodes()).toEqual([WARNING_CODES.collectError]);
     });
 
     it('should stop ticking at shutdown, and shut down once', async () => {

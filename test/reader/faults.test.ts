@@ -1,4 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { AggregationType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import { XMLValidator } from 'fast-xml-parser';
 import { LegacyMetricsReader } from '../../src';
@@ -6,6 +6,7 @@ import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 import { xmlSerializer } from '../../src/snapshot/xmlSerializer';
 import { WARNING_CODES, WARNING_TYPE } from '../../src/warnings';
 import { createRig, read, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
 
 let rig: Rig;
 let emitted: jest.SpyInstance;
@@ -24,15 +25,8 @@ function warnings(): Array<{ code: unknown; message: unknown }> {
 }
 
 beforeEach(() => {
-  diagErrors = [];
   emitted = jest.spyOn(process, 'emitWarning');
-  diag.setLogger(
-    {
-      error: (message: string) => diagErrors.push(message),
-      warn: () => undefined,
-    } as unknown as DiagLogger,
-    DiagLogLevel.WARN
-  );
+  diagErrors = captureDiag().error;
 });
 
 afterEach(async () => {

@@ -1,6 +1,7 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { createApp, createRig, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
 
 /**
  * Messaging servers with dynamic domains run thousands of host types, each a distinct attribute
@@ -55,13 +56,7 @@ async function get(path: string): Promise<{ status: number; json: any }> {
 }
 
 beforeEach(() => {
-  warnings = [];
-  diag.setLogger(
-    {
-      warn: (message: string) => warnings.push(message),
-    } as unknown as DiagLogger,
-    DiagLogLevel.WARN
-  );
+  warnings = captureDiag().warn;
 });
 
 afterEach(async () => {

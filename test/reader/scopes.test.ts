@@ -1,10 +1,4 @@
-import {
-  diag,
-  DiagLogLevel,
-  ValueType,
-  type Attributes,
-  type DiagLogger,
-} from '@opentelemetry/api';
+import { diag, ValueType, type Attributes } from '@opentelemetry/api';
 import {
   InvalidOptionError,
   type LegacyMetricsReaderOptions,
@@ -14,6 +8,9 @@ import {
 import { PACKAGE_METER_NAME } from '../../src/attributes';
 import { resolveReaderOptions } from '../../src/reader/options';
 import { createRig, read, type Rig } from '../helpers';
+import { captureDiag } from '../support/diag';
+import { takeWarnings } from '../support/warnings';
+import { WARNING_CODES } from '../../src/warnings';
 
 /*
  * A server set up as NodeSDK with auto-instrumentations sets it up: the HTTP instrumentation's
@@ -204,12 +201,7 @@ describe('legacyName', () => {
 
 describe('warnings about names', () => {
   function captureWarnings(): string[] {
-    const warnings: string[] = [];
-    diag.setLogger(
-      { warn: (m: string) => warnings.push(m) } as unknown as DiagLogger,
-      DiagLogLevel.WARN
-    );
-    return warnings;
+    return captureDiag().warn;
   }
 
   it('should not blame a legacyName the user never set', async () => {
@@ -225,6 +217,9 @@ describe('warnings about names', () => {
         '(from {"route":"/users"}): expected a non-empty string without "/"; the series is left out ' +
         '(a legacyName option can name it otherwise)',
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.seriesLeftOut, message }))
+    );
   });
 
   it('should name the legacyName the user set when it gives a bad name', async () => {
@@ -236,6 +231,9 @@ describe('warnings about names', () => {
       'LegacyMetricsReader: legacyName gave "a/b" for instrument requests of meter "messaging-server": ' +
         'expected a non-empty string without "/"; the series is left out',
     ]);
+    expect(takeWarnings()).toEqual(
+      warnings.map(message => ({ code: WARNING_CODES.seriesLeftOut, message }))
+    );
   });
 });
 

@@ -140,12 +140,18 @@ describeWithClients('collectd')(
         started.explain
       );
       const readsInBrownout = reads();
-      await new Promise(resolve => setTimeout(resolve, 2_500));
-      const failures = collectd
-        .output()
-        .slice(outputBefore)
-        .split('\n')
-        .filter(line => line.includes('response code 410'));
+      const failedReads = (): string[] =>
+        collectd!
+          .output()
+          .slice(outputBefore)
+          .split('\n')
+          .filter(line => line.includes('response code 410'));
+      const failures = await waitUntil(
+        'collectd to report two failed reads',
+        15_000,
+        () => (failedReads().length >= 2 ? failedReads() : undefined),
+        started.explain
+      );
       expect(reads()).toBe(readsInBrownout);
       expect(failures.length).toBeGreaterThanOrEqual(2);
 

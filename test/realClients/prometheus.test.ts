@@ -21,6 +21,7 @@ import {
   waitUntil,
   type Tracked,
 } from './support';
+import { query as promQuery, type VectorSample } from '../support/promql';
 import { startLiveDemo, type LiveDemo } from '../migrate/liveDemo';
 
 /**
@@ -110,11 +111,6 @@ function testConfig(target: URL): { config: PrometheusConfig; job: string } {
 const JOB = 'messaging-server';
 type LegacyMap = Record<string, Record<string, number>>;
 
-interface VectorSample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
-
 /** The real Prometheus and promtool, or a line saying they are not installed. */
 const describeProm = describeWithClients('prometheus', 'promtool');
 
@@ -128,19 +124,8 @@ describeProm('Prometheus scraping the exporter beside the legacy API', () => {
   const legacy: Record<string, LegacyMap> = {};
 
   /** An instant query; fails on any error the query API reports. */
-  async function query(expression: string): Promise<VectorSample[]> {
-    const response = await fetch(
-      `${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`
-    );
-    const body = (await response.json()) as {
-      status: string;
-      error?: string;
-      data: { result: VectorSample[] };
-    };
-    if (body.status !== 'success')
-      throw new Error(`query ${expression} failed: ${body.error}`);
-    return body.data.result;
-  }
+  const query = (expression: string): Promise<VectorSample[]> =>
+    promQuery(queryUrl, expression);
 
   /** The value of a query that must give exactly one series. */
   async function single(expression: string): Promise<number> {
@@ -357,19 +342,8 @@ describeProm(
     let queryUrl = '';
     const dir = temporaryDirectory('prometheus-guide-');
 
-    async function query(expression: string): Promise<VectorSample[]> {
-      const response = await fetch(
-        `${queryUrl}/api/v1/query?query=${encodeURIComponent(expression)}`
-      );
-      const body = (await response.json()) as {
-        status: string;
-        error?: string;
-        data: { result: VectorSample[] };
-      };
-      if (body.status !== 'success')
-        throw new Error(`query ${expression} failed: ${body.error}`);
-      return body.data.result;
-    }
+    const query = (expression: string): Promise<VectorSample[]> =>
+      promQuery(queryUrl, expression);
 
     beforeAll(async () => {
       const prometheusPath = requireCommand(

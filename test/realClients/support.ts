@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -171,19 +170,7 @@ export function temporaryDirectory(prefix: string): {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** A TCP port free on 127.0.0.1 right now, for a process that must be told its port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const address = server.address();
-      const port =
-        typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../support/http';
 
 /** A child process whose output is kept, to explain a failure. */
 export interface Tracked {
@@ -246,32 +233,7 @@ export async function stop(
   clearTimeout(timer);
 }
 
-/** Polls `probe` until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function waitUntil<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => T | undefined | Promise<T | undefined>,
-  explain: () => string = () => ''
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const cause =
-        lastError === undefined ? '' : ` (last error: ${String(lastError)})`;
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${cause}\n${explain()}`
-      );
-    }
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-}
+export { waitUntil } from '../support/waitUntil';
 
 /** The SDK's default explicit bucket bounds, which the Prometheus exposition's histograms have. */
 export const SDK_DEFAULT_BOUNDS = [

@@ -46,20 +46,22 @@ else:
 
 type Parsed = { names: string[] } | { error: string };
 
-/** Runs the script (at most 20 s) and resolves to its standard output. */
+/** Runs the script (at most 20 s) and resolves to its standard output; its stderr goes into the error. */
 function python(mode: 'parse' | 'probe', input = ''): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('python3', ['-c', SCRIPT, mode], {
       timeout: 20_000,
-      stdio: ['pipe', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     const chunks: Buffer[] = [];
+    let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', code =>
       code === 0
         ? resolve(Buffer.concat(chunks).toString('utf8'))
-        : reject(new Error(`python3 exited with ${code}`))
+        : reject(new Error(`python3 exited with ${code}:\n${stderr}`))
     );
     child.stdin.end(input);
   });

@@ -1,8 +1,8 @@
 /**
  * Hostile requests over raw sockets against real listeners of this package, and the checks on
  * what comes back: no 5xx but 501 (and 503 only from a reader that is not serving), no hang,
- * and every body parses as its Content-Type says. Used by `npm run fuzz` (bench/fuzz.ts) and,
- * as a smaller slice, by the test suite.
+ * and every body parses as its Content-Type says. Used by the test suite and, at
+ * a larger scale, by `npm run fuzz` (bench/fuzz.ts).
  */
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { XMLValidator } from 'fast-xml-parser';
@@ -12,7 +12,8 @@ import {
   parseLegacyApiConfig,
   startLegacyMetricsListeners,
   startLegacyMetricsServer,
-} from '../src';
+} from '../../src';
+import { seededRandom } from './random';
 
 /** One hostile exchange: the bytes of one or more pipelined requests on one connection. */
 export interface HostileCase {
@@ -35,18 +36,6 @@ export interface HostileOutcome {
   /** What was sent and received, to reproduce a failure. */
   readonly request?: Buffer;
   readonly response?: Buffer;
-}
-
-/** A small seeded generator (mulberry32), so that a run can be repeated. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const METHODS = [
@@ -290,7 +279,7 @@ export function hostileCases(
   seed: number,
   port: number
 ): HostileCase[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const cases: HostileCase[] = [];
   let requests = 0;
   while (requests < count) {

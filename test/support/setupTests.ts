@@ -1,0 +1,4 @@
+/** Runs before every test file (jest `setupFilesAfterEnv`). */
+import { captureWarnings } from './warnings';
+
+captureWarnings();

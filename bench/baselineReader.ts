@@ -5,7 +5,7 @@ import {
   MetricReader,
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
-import { DEFAULT_READER_OPTIONS } from '../src';
+import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 
 /**
  * A reader with the legacy reader's aggregation (delta temporality, exponential histograms, the

@@ -1,11 +1,8 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import {
-  DEFAULT_READER_OPTIONS,
-  LegacyMetricsReader,
-  type TickSlices,
-} from '../src';
+import { LegacyMetricsReader, type TickSlices } from '../src';
+import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
 import { argument, emit, serveCommands } from './ipc';
 import {

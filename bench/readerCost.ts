@@ -1,5 +1,6 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { DEFAULT_READER_OPTIONS, LegacyMetricsReader } from '../src';
+import { LegacyMetricsReader } from '../src';
+import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
 import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 import { argument, emit } from './ipc';

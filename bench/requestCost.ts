@@ -3,12 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import {
-  LegacyMetricsReader,
-  PACKAGE_METER_NAME,
-  USAGE_INSTRUMENTS,
-  USAGE_VIEWS,
-} from '../src';
+import { LegacyMetricsReader, PACKAGE_METER_NAME, USAGE_VIEWS } from '../src';
+import { USAGE_INSTRUMENTS } from '../src/http/usageTelemetry';
 import {
   DEPRECATED_PREFIX,
   deprecationHeaders,

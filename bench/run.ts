@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_READER_OPTIONS } from '../src';
+import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 import {
   hostFeelTable,
   measureHostFeel,

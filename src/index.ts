@@ -2,14 +2,12 @@ export {
   HOST_ATTRIBUTE,
   HOST_TYPE_ATTRIBUTE,
   PACKAGE_METER_NAME,
-  VARIANTS,
 } from './attributes';
 export type { Variant } from './attributes';
 export {
   loadLegacyApiConfig,
   parseLegacyApiConfig,
 } from './config/loadLegacyApiConfig';
-export { CONFIG_DEFAULTS, KNOWN_HANDLERS } from './config/types';
 export type {
   BrownoutOptions,
   DeprecationOptions,
@@ -20,10 +18,7 @@ export type {
   LegacyApiConfig,
   ListenerConfig,
 } from './config/types';
-export {
-  createMeterProviderWithLegacyApi,
-  DEFAULT_METER_PROVIDER_OPTIONS,
-} from './provider/createMeterProviderWithLegacyApi';
+export { createMeterProviderWithLegacyApi } from './provider/createMeterProviderWithLegacyApi';
 export type {
   LegacyApiProviderOptions,
   MeterProviderWithLegacyApi,
@@ -38,10 +33,10 @@ export {
   LegacyApiError,
   ListenError,
 } from './errors';
+export type { InvalidOptionDetails, LegacyApiErrorCode } from './errors';
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
 export type { TickSlices } from './reader/LegacyMetricsReader';
 export { LegacyClusterAggregator } from './cluster/LegacyClusterAggregator';
-export { DEFAULT_AGGREGATOR_OPTIONS } from './cluster/options';
 export type { LegacyClusterAggregatorOptions } from './cluster/options';
 export { createClusterPrimaryWithLegacyApi } from './cluster/createClusterPrimaryWithLegacyApi';
 export { createClusterPrometheusReader } from './cluster/clusterPrometheusReader';
@@ -51,22 +46,19 @@ export type {
   ClusterPrimaryWithLegacyApiOptions,
 } from './cluster/createClusterPrimaryWithLegacyApi';
 export type { LegacySnapshotSource } from './http/LegacySnapshotSource';
-export { ALLOWED_METHODS, legacyMetricsApi } from './http/legacyMetricsApi';
+export { legacyMetricsApi } from './http/legacyMetricsApi';
 export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
 export { legacyMetricsRequestListener } from './http/legacyMetricsRequestListener';
+export type {
+  LegacyMetricsRequestListener,
+  LegacyMetricsRequestListenerOptions,
+} from './http/legacyMetricsRequestListener';
 export type { LegacyApiDeprecationOptions } from './http/deprecation';
-export { IN_BAND_METRIC_NAME } from './http/inBandSunsetMetric';
-export {
-  DEFAULT_USAGE_OPTIONS,
-  OTHER_CLIENT,
-  USAGE_INSTRUMENTS,
-  USAGE_VIEWS,
-} from './http/usageTelemetry';
+export { USAGE_VIEWS } from './http/usageTelemetry';
 export type {
   LegacyApiUsageOptions,
   UsageOptions,
 } from './http/usageTelemetry';
-export { DEFAULT_READER_OPTIONS } from './reader/options';
 export type {
   LegacyMetricsReaderOptions,
   LegacyNameFunction,
@@ -77,16 +69,12 @@ export type {
   MeterSelection,
 } from './reader/meterSelection';
 export type { LegacyResponse, Snapshot } from './snapshot/Snapshot';
-export {
-  DEFAULT_SERVER_OPTIONS,
-  startLegacyMetricsServer,
-} from './http/startLegacyMetricsServer';
+export { startLegacyMetricsServer } from './http/startLegacyMetricsServer';
 export type {
   LegacyMetricsServer,
   LegacyMetricsServerOptions,
 } from './http/startLegacyMetricsServer';
 export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
-export { DEFAULT_LISTENER_TIMEOUTS } from './config/types';
 export type { ListenerTimeouts } from './http/listenerSettings';
 export type {
   LegacyMetricsListeners,

@@ -5,14 +5,14 @@
 import type { Variant } from '../attributes';
 import type { DeprecationOptions } from './deprecationOptions';
 
+/** The name of a handler a handler group may list. */
+export type KnownHandler = 'service_api_metrics' | 'service_api_users';
+
 /** Names of the handlers a handler group may list. */
-export const KNOWN_HANDLERS = [
+export const KNOWN_HANDLERS: readonly KnownHandler[] = [
   'service_api_metrics',
   'service_api_users',
-] as const;
-
-/** The name of one known handler. */
-export type KnownHandler = (typeof KNOWN_HANDLERS)[number];
+];
 
 /** Values used when the configuration file leaves a setting out. */
 export const CONFIG_DEFAULTS = {
@@ -60,7 +60,7 @@ export interface HandlerGroupConfig {
    */
   variant: Variant;
   /**
-   * The handlers listed, a non-empty subset of {@link KNOWN_HANDLERS} without duplicates.
+   * The handlers listed, a non-empty subset of the known handlers (`service_api_metrics`, `service_api_users`) without duplicates.
    * Only `service_api_metrics` is served by this package.
    * @default ['service_api_metrics', 'service_api_users']
    */

@@ -82,7 +82,7 @@ export interface LegacyMetricsListeners {
  * (the original's Ranch left them waiting in the accept queue). `numAcceptors` has no effect:
  * Node accepts connections in one loop. A listener without `ipAddress` binds loopback; any
  * other address gives the `LEGACY_API_EXPOSED` warning. Each listener has the request, headers
- * and keep-alive timeouts of {@link DEFAULT_LISTENER_TIMEOUTS} unless its settings say otherwise.
+ * and keep-alive timeouts of the listener defaults (docs/http-api.md) unless its settings say otherwise.
  *
  * @returns once every listener listens
  * @throws InvalidOptionError when a setting is invalid (naming it, e.g. `listeners[1].port`),

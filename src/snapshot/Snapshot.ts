@@ -95,7 +95,7 @@ export class Snapshot {
   }
 
   /**
-   * The response to a path below the API prefix: its route (see {@link parseLegacyRoute}), or
+   * The response to a path below the API prefix: its route (see `parseLegacyRoute`), or
    * its percent-decoded segments (`['metrics', 'host_type', 'localhost']`).
    */
   respond(

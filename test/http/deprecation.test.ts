@@ -5,7 +5,6 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
 import {
-  IN_BAND_METRIC_NAME,
   InvalidOptionError,
   legacyMetricsApi,
   LegacyMetricsReader,
@@ -14,6 +13,7 @@ import {
   type LegacyMetricsServer,
   type Variant,
 } from '../../src';
+import { IN_BAND_METRIC_NAME } from '../../src/http/inBandSunsetMetric';
 import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
 import { createRig, type Rig } from '../helpers';
 import { SERVERS, type Injection, type ServedApi } from './servers';

@@ -1,10 +1,10 @@
 import {
   createMeterProviderWithLegacyApi,
-  IN_BAND_METRIC_NAME,
   startLegacyMetricsServer,
   type LegacyMetricsServer,
   type MeterProviderWithLegacyApi,
 } from '../../src';
+import { IN_BAND_METRIC_NAME } from '../../src/http/inBandSunsetMetric';
 
 describe('createMeterProviderWithLegacyApi with a deprecated legacy API', () => {
   let telemetry: MeterProviderWithLegacyApi | undefined;

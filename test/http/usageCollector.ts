@@ -6,7 +6,8 @@ import {
   type Histogram,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
-import { PACKAGE_METER_NAME, USAGE_INSTRUMENTS } from '../../src';
+import { PACKAGE_METER_NAME } from '../../src';
+import { USAGE_INSTRUMENTS } from '../../src/http/usageTelemetry';
 
 /** Orders data points by their attributes, whatever the order of their keys. */
 export function byAttributes(

@@ -6,9 +6,8 @@ import {
   InvalidOptionError,
   legacyMetricsApi,
   LegacyMetricsReader,
-  OTHER_CLIENT,
-  USAGE_INSTRUMENTS,
 } from '../../src';
+import { OTHER_CLIENT, USAGE_INSTRUMENTS } from '../../src/http/usageTelemetry';
 import { WARNING_CODES } from '../../src/warnings';
 import { httpRequest } from '../support/http';
 import { watchWarnings } from './operatorWarnings';

@@ -1,8 +1,5 @@
-import {
-  DEFAULT_READER_OPTIONS,
-  InvalidOptionError,
-  LegacyMetricsReader,
-} from '../../src';
+import { InvalidOptionError, LegacyMetricsReader } from '../../src';
+import { DEFAULT_READER_OPTIONS } from '../../src/reader/options';
 import { resolveReaderOptions } from '../../src/reader/options';
 
 describe('resolveReaderOptions', () => {

@@ -1,5 +1,6 @@
 import { ValueType, type Meter } from '@opentelemetry/api';
-import { VARIANTS, type LegacyMetricsReaderOptions } from '../../src';
+import { type LegacyMetricsReaderOptions } from '../../src';
+import { VARIANTS } from '../../src/attributes';
 import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 import { MetricStore } from '../../src/reader/MetricStore';
 import { resolveReaderOptions } from '../../src/reader/options';

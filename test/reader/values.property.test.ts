@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { XMLValidator } from 'fast-xml-parser';
-import { VARIANTS } from '../../src';
+import { VARIANTS } from '../../src/attributes';
 import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 import { xmlSerializer } from '../../src/snapshot/xmlSerializer';
 import { createRig, type Rig } from '../helpers';

@@ -1,6 +1,6 @@
 import type { Meter } from '@opentelemetry/api';
 import type { Variant } from '../../src';
-import { VARIANTS } from '../../src';
+import { VARIANTS } from '../../src/attributes';
 import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 import { xmlSerializer } from '../../src/snapshot/xmlSerializer';
 import type { Snapshot } from '../../src/snapshot/Snapshot';

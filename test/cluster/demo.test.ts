@@ -97,10 +97,14 @@ describe('legacy-metrics-api demo --workers', () => {
         host_types: string[];
       };
       expect(listing.host_types).toEqual(['localhost', 'test type']);
-      const exposition = await (await fetch(prometheus)).text();
-      expect(exposition).toMatch(
-        /^xmppMessageSent_total\{host_type="localhost",otel_scope_name="messaging-server"\} \d+$/m
-      );
+      // The workers' cumulative readers export on their own interval: wait for their first.
+      const sentTotal =
+        /^xmppMessageSent_total\{host_type="localhost",otel_scope_name="messaging-server"\} \d+$/m;
+      const exposition = await until(running, async () => {
+        const text = await (await fetch(prometheus)).text();
+        return sentTotal.test(text) ? text : undefined;
+      });
+      expect(exposition).toMatch(sentTotal);
       // The legacy API and the exposition are the same whole server's: compare agrees.
       const compared = await runBuilt([
         'compare',

@@ -16,6 +16,7 @@ import {
   InstrumentType,
   type MetricData,
   type ResourceMetrics,
+  type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
 
 /** The `type` of the IPC messages this package sends; other messages are the application's. */
@@ -74,6 +75,24 @@ function wireKind(metric: MetricData): WireKind | undefined {
   }
 }
 
+function isObservable(metric: MetricData): boolean {
+  const type = (metric.descriptor as { readonly type?: unknown }).type;
+  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
+}
+
+/** A scope as both bodies carry it: `[meterName, version, schemaUrl, metrics]`. */
+function wireScope<M>(
+  scope: ScopeMetrics['scope'],
+  wireMetrics: M[]
+): [string, string | null, string | null, M[]] {
+  return [
+    scope.name,
+    scope.version ?? null,
+    scope.schemaUrl ?? null,
+    wireMetrics,
+  ];
+}
+
 /** NaN and ±Infinity as JSON gives them, explicitly. */
 function finiteOrNull(value: number | undefined): number | null {
   return value !== undefined && Number.isFinite(value) ? value : null;
@@ -121,22 +140,15 @@ export function encodeCollection(
           ]);
         }
       }
-      const type = (metric.descriptor as { readonly type?: unknown }).type;
       wireMetrics.push([
         metric.descriptor.name,
         kind,
         metric.descriptor.valueType === VALUE_TYPE_INT ? 1 : 0,
-        typeof type === 'string' && OBSERVABLE_TYPES.has(type) ? 1 : 0,
+        isObservable(metric) ? 1 : 0,
         points,
       ]);
     }
-    if (wireMetrics.length > 0)
-      scopes.push([
-        scope.name,
-        scope.version ?? null,
-        scope.schemaUrl ?? null,
-        wireMetrics,
-      ]);
+    if (wireMetrics.length > 0) scopes.push(wireScope(scope, wireMetrics));
   }
   return { body: JSON.stringify({ v: WIRE_VERSION, s: scopes }), refused };
 }
@@ -182,11 +194,6 @@ type CumulativeMetric = [
   number[] | null,
   CumulativePoint[],
 ];
-
-function isObservable(metric: MetricData): boolean {
-  const type = (metric.descriptor as { readonly type?: unknown }).type;
-  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
-}
 
 function cumulativeKind(metric: MetricData): CumulativeKind | undefined {
   switch (metric.dataPointType) {
@@ -255,13 +262,7 @@ export function encodeCumulativeChanges(
         points,
       ]);
     }
-    if (wireMetrics.length > 0)
-      scopes.push([
-        scope.name,
-        scope.version ?? null,
-        scope.schemaUrl ?? null,
-        wireMetrics,
-      ]);
+    if (wireMetrics.length > 0) scopes.push(wireScope(scope, wireMetrics));
   }
   return {
     body:

@@ -35,17 +35,21 @@ export interface ClusterMessage {
  * `l` an observable up-down counter's last value, `h` exponential histogram.
  */
 export type WireKind = 's' | 'u' | 'g' | 'l' | 'h';
+/** How both bodies begin a histogram's value (null for a number JSON cannot carry). */
+type HistogramHead = [
+  count: number,
+  sum: number | null,
+  min: number | null,
+  max: number | null,
+];
 type WireHistogram = [
-  number,
-  number | null,
-  number | null,
-  number | null,
-  number,
-  number,
-  number,
-  number[],
-  number,
-  number[],
+  ...HistogramHead,
+  scale: number,
+  zeroCount: number,
+  positiveOffset: number,
+  positiveCounts: number[],
+  negativeOffset: number,
+  negativeCounts: number[],
 ];
 type WirePoint = [Attributes, number | null | WireHistogram];
 type WireMetric = [string, WireKind, 0 | 1, 0 | 1, WirePoint[]];
@@ -177,13 +181,7 @@ export const CUMULATIVE_MESSAGE_TYPE = 'otel-legacy-metrics-api/cumulative';
 
 /** What a cumulative instrument is on the wire. */
 export type CumulativeKind = 's' | 'u' | 'g' | 'l' | 'x';
-type CumulativeHistogram = [
-  number,
-  number | null,
-  number | null,
-  number | null,
-  number[],
-];
+type CumulativeHistogram = [...HistogramHead, counts: number[]];
 type CumulativePoint = [Attributes, number | null | CumulativeHistogram];
 type CumulativeMetric = [
   string,

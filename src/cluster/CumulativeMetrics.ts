@@ -15,7 +15,6 @@ import {
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { CumulativeKind } from '../reader/clusterWire';
-import { VALUE_TYPE_DOUBLE, VALUE_TYPE_INT } from '../reader/clusterWire';
 import { defaultLegacyName } from '../reader/naming';
 import type { ResolvedReaderOptions } from '../reader/options';
 import type { LastValueRule } from '../reader/series';
@@ -24,6 +23,7 @@ import type {
   CumulativeHistogram,
   CumulativeMetricChanges,
 } from './decodeCumulative';
+import { metricData } from './metricData';
 
 type Value = number | CumulativeHistogram;
 
@@ -269,21 +269,13 @@ export class CumulativeMetrics {
               },
       });
     }
-    return {
-      descriptor: {
-        name: instrument.name,
-        description: instrument.description,
-        unit: instrument.unit,
-        valueType: instrument.integer ? VALUE_TYPE_INT : VALUE_TYPE_DOUBLE,
-        type: shape.type,
-        advice: {},
+    return metricData(
+      {
+        ...instrument,
+        ...shape,
+        aggregationTemporality: AggregationTemporality.CUMULATIVE,
       },
-      dataPointType: shape.dataPointType,
-      aggregationTemporality: AggregationTemporality.CUMULATIVE,
-      ...(shape.isMonotonic === undefined
-        ? {}
-        : { isMonotonic: shape.isMonotonic }),
-      dataPoints,
-    } as unknown as MetricData;
+      dataPoints
+    );
   }
 }

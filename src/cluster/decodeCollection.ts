@@ -12,12 +12,8 @@ import {
   type ResourceMetrics,
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
-import {
-  VALUE_TYPE_DOUBLE,
-  VALUE_TYPE_INT,
-  WIRE_VERSION,
-  type WireKind,
-} from '../reader/clusterWire';
+import { WIRE_VERSION, type WireKind } from '../reader/clusterWire';
+import { metricData } from './metricData';
 
 /** Bounds of what the primary accepts, well past what the SDK produces. */
 const MAX_ATTRIBUTES = 128;
@@ -212,22 +208,19 @@ function metric(value: unknown, where: string): MetricData {
           : wireNumber(pointValue, `${at} value`),
     };
   });
-  return {
-    descriptor: {
+  return metricData(
+    {
       name: metricName,
       description: '',
       unit: '',
-      valueType: isInteger === 1 ? VALUE_TYPE_INT : VALUE_TYPE_DOUBLE,
+      integer: isInteger === 1,
       type: observable === 1 ? shape.observableType : shape.type,
-      advice: {},
+      dataPointType: shape.dataPointType,
+      aggregationTemporality: shape.aggregationTemporality,
+      isMonotonic: shape.isMonotonic,
     },
-    dataPointType: shape.dataPointType,
-    aggregationTemporality: shape.aggregationTemporality,
-    ...(shape.isMonotonic === undefined
-      ? {}
-      : { isMonotonic: shape.isMonotonic }),
-    dataPoints,
-  } as unknown as MetricData;
+    dataPoints
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   positiveIntegerOption,
 } from '../optionValidation';
 import {
+  READER_OPTION_NAMES,
   resolveReaderOptions,
   type LegacyMetricsReaderOptions,
   type ResolvedReaderOptions,
@@ -74,15 +75,7 @@ const WORKER_ONLY = [
   'slicePoints',
 ];
 const KNOWN = [
-  'hostTypes',
-  'hosts',
-  'allMetricsAreGlobal',
-  'windowMs',
-  'slotMs',
-  'legacyName',
-  'meters',
-  'now',
-  'monotonicNow',
+  ...READER_OPTION_NAMES.filter(key => !WORKER_ONLY.includes(key)),
   'silentSlots',
   'maxMessageBytes',
   'gauges',

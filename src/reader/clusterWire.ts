@@ -16,6 +16,7 @@ import {
   InstrumentType,
   type MetricData,
   type ResourceMetrics,
+  type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
 
 /** The `type` of the IPC messages this package sends; other messages are the application's. */
@@ -34,17 +35,21 @@ export interface ClusterMessage {
  * `l` an observable up-down counter's last value, `h` exponential histogram.
  */
 export type WireKind = 's' | 'u' | 'g' | 'l' | 'h';
+/** How both bodies begin a histogram's value (null for a number JSON cannot carry). */
+type HistogramHead = [
+  count: number,
+  sum: number | null,
+  min: number | null,
+  max: number | null,
+];
 type WireHistogram = [
-  number,
-  number | null,
-  number | null,
-  number | null,
-  number,
-  number,
-  number,
-  number[],
-  number,
-  number[],
+  ...HistogramHead,
+  scale: number,
+  zeroCount: number,
+  positiveOffset: number,
+  positiveCounts: number[],
+  negativeOffset: number,
+  negativeCounts: number[],
 ];
 type WirePoint = [Attributes, number | null | WireHistogram];
 type WireMetric = [string, WireKind, 0 | 1, 0 | 1, WirePoint[]];
@@ -72,6 +77,24 @@ function wireKind(metric: MetricData): WireKind | undefined {
     default:
       return undefined;
   }
+}
+
+function isObservable(metric: MetricData): boolean {
+  const type = (metric.descriptor as { readonly type?: unknown }).type;
+  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
+}
+
+/** A scope as both bodies carry it: `[meterName, version, schemaUrl, metrics]`. */
+function wireScope<M>(
+  scope: ScopeMetrics['scope'],
+  wireMetrics: M[]
+): [string, string | null, string | null, M[]] {
+  return [
+    scope.name,
+    scope.version ?? null,
+    scope.schemaUrl ?? null,
+    wireMetrics,
+  ];
 }
 
 /** NaN and ±Infinity as JSON gives them, explicitly. */
@@ -121,22 +144,15 @@ export function encodeCollection(
           ]);
         }
       }
-      const type = (metric.descriptor as { readonly type?: unknown }).type;
       wireMetrics.push([
         metric.descriptor.name,
         kind,
         metric.descriptor.valueType === VALUE_TYPE_INT ? 1 : 0,
-        typeof type === 'string' && OBSERVABLE_TYPES.has(type) ? 1 : 0,
+        isObservable(metric) ? 1 : 0,
         points,
       ]);
     }
-    if (wireMetrics.length > 0)
-      scopes.push([
-        scope.name,
-        scope.version ?? null,
-        scope.schemaUrl ?? null,
-        wireMetrics,
-      ]);
+    if (wireMetrics.length > 0) scopes.push(wireScope(scope, wireMetrics));
   }
   return { body: JSON.stringify({ v: WIRE_VERSION, s: scopes }), refused };
 }
@@ -165,13 +181,7 @@ export const CUMULATIVE_MESSAGE_TYPE = 'otel-legacy-metrics-api/cumulative';
 
 /** What a cumulative instrument is on the wire. */
 export type CumulativeKind = 's' | 'u' | 'g' | 'l' | 'x';
-type CumulativeHistogram = [
-  number,
-  number | null,
-  number | null,
-  number | null,
-  number[],
-];
+type CumulativeHistogram = [...HistogramHead, counts: number[]];
 type CumulativePoint = [Attributes, number | null | CumulativeHistogram];
 type CumulativeMetric = [
   string,
@@ -182,11 +192,6 @@ type CumulativeMetric = [
   number[] | null,
   CumulativePoint[],
 ];
-
-function isObservable(metric: MetricData): boolean {
-  const type = (metric.descriptor as { readonly type?: unknown }).type;
-  return typeof type === 'string' && OBSERVABLE_TYPES.has(type);
-}
 
 function cumulativeKind(metric: MetricData): CumulativeKind | undefined {
   switch (metric.dataPointType) {
@@ -255,13 +260,7 @@ export function encodeCumulativeChanges(
         points,
       ]);
     }
-    if (wireMetrics.length > 0)
-      scopes.push([
-        scope.name,
-        scope.version ?? null,
-        scope.schemaUrl ?? null,
-        wireMetrics,
-      ]);
+    if (wireMetrics.length > 0) scopes.push(wireScope(scope, wireMetrics));
   }
   return {
     body:

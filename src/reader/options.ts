@@ -149,7 +149,8 @@ export const DEFAULT_READER_OPTIONS = Object.freeze({
   sliceMs: 2,
 } as const);
 
-const KNOWN_OPTIONS = [
+/** The reader's option names, in the order an error lists them. */
+export const READER_OPTION_NAMES: readonly string[] = [
   'hostTypes',
   'hosts',
   'allMetricsAreGlobal',
@@ -195,7 +196,7 @@ export function resolveReaderOptions(
   path = ''
 ): ResolvedReaderOptions {
   const at = (key: string): string => optionPath(path, key);
-  checkOptionObject(path, options, KNOWN_OPTIONS);
+  checkOptionObject(path, options, READER_OPTION_NAMES);
   const slotMs = positiveIntegerOption(
     at('slotMs'),
     options.slotMs,

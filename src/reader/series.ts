@@ -159,15 +159,6 @@ export class SpiralSeries extends Series<SpiralRecord> {
   private _one = 0;
   private _oneBeforeLast = 0;
 
-  constructor(
-    totals: NameTotals,
-    createdAtMonotonicMs: number,
-    since: number,
-    index: number
-  ) {
-    super(totals, createdAtMonotonicMs, since, index);
-  }
-
   /** Adds a non-zero delta to `slot`. Returns true when the slot had no data yet, i.e. its expiry must be scheduled. */
   add(slot: number, delta: number): boolean {
     this._count += delta;
@@ -309,17 +300,7 @@ export class ValueSource {
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
 export class HistogramSeries extends Series<HistogramRecord> {
   readonly kind = 'histogram';
-  readonly window: WindowedHistogram;
-
-  constructor(
-    totals: NameTotals,
-    createdAtMonotonicMs: number,
-    since: number,
-    index: number
-  ) {
-    super(totals, createdAtMonotonicMs, since, index);
-    this.window = new WindowedHistogram(totals.shared);
-  }
+  readonly window = new WindowedHistogram(this.totals.shared);
 
   /** Adds a non-empty delta point to `slot`. Returns true when its expiry must be scheduled. */
   add(slot: number, point: ExponentialHistogram): boolean {

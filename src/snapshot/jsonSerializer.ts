@@ -1,5 +1,9 @@
 import { legacyNumber, type LegacyValue } from './legacyValues';
-import type { LegacySerializer, MetricEntries } from './serializer';
+import {
+  listingOf,
+  type LegacySerializer,
+  type MetricEntries,
+} from './serializer';
 
 function value(v: LegacyValue): string {
   let out = '{';
@@ -10,21 +14,15 @@ function value(v: LegacyValue): string {
   return `${out}}`;
 }
 
-function names(list: readonly string[]): string {
-  return JSON.stringify(list);
-}
-
 /** The original's compact JSON: no whitespace, `[]` for an empty list or map. */
 export const jsonSerializer: LegacySerializer = Object.freeze({
   contentType: 'application/json',
-  listing(
-    groupsKey: string,
-    groups: readonly string[],
-    metrics: readonly string[],
-    global: readonly string[]
-  ): string {
-    return `{${JSON.stringify(groupsKey)}:${names(groups)},"metrics":${names(metrics)},"global":${names(global)}}`;
-  },
+  listing: listingOf(
+    '{',
+    ',',
+    '}',
+    (key, list) => `${JSON.stringify(key)}:${JSON.stringify(list)}`
+  ),
   metrics(entries: MetricEntries): string {
     if (entries.length === 0) return '{"metrics":[]}';
     let out = '{"metrics":{';

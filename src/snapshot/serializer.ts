@@ -26,3 +26,17 @@ export interface LegacySerializer {
   /** The fixed error shape: `{"error":code,"message":…}`. */
   error(code: string, message: string): string;
 }
+
+/**
+ * A `listing` that writes the groups, `metrics` and `global` lists in that order with
+ * `list`, between `open` and `close`: the one layout both formats share.
+ */
+export function listingOf(
+  open: string,
+  separator: string,
+  close: string,
+  list: (key: string, names: readonly string[]) => string
+): LegacySerializer['listing'] {
+  return (groupsKey, groups, metrics, global) =>
+    `${open}${list(groupsKey, groups)}${separator}${list('metrics', metrics)}${separator}${list('global', global)}${close}`;
+}

@@ -1,5 +1,9 @@
 import { legacyNumber, type LegacyValue } from './legacyValues';
-import type { LegacySerializer, MetricEntries } from './serializer';
+import {
+  listingOf,
+  type LegacySerializer,
+  type MetricEntries,
+} from './serializer';
 import { isXmlNameFollow, isXmlNameStart } from './xmlNameChars';
 
 /*
@@ -78,14 +82,7 @@ function nameList(tag: string, list: readonly string[]): string {
 
 export const xmlSerializer: LegacySerializer = Object.freeze({
   contentType: 'application/xml',
-  listing(
-    groupsKey: string,
-    groups: readonly string[],
-    metrics: readonly string[],
-    global: readonly string[]
-  ): string {
-    return `<list>${nameList(groupsKey, groups)}${nameList('metrics', metrics)}${nameList('global', global)}</list>`;
-  },
+  listing: listingOf('<list>', '', '</list>', nameList),
   metrics(entries: MetricEntries): string {
     if (entries.length === 0) return '<metrics/>';
     let out = '<metrics>';

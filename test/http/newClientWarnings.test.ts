@@ -145,10 +145,9 @@ describe('usage.logNewClients', () => {
     ],
   ])('should reject usage %j', async (usage, message) => {
     app = Fastify();
-    const error: unknown = await app
-      .register(legacyMetricsApi, { reader, usage: usage as never })
-      .ready()
-      .catch((e: unknown) => e);
+    const error: unknown = await (async () => {
+      await app.register(legacyMetricsApi, { reader, usage: usage as never });
+    })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toBe(message);
   });

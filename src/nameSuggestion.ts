@@ -26,14 +26,21 @@ export function expectedOneOf(
   allowed: readonly string[],
   show: (name: string) => string = n => n
 ): string {
-  const list =
-    allowed.length === 1
-      ? show(allowed[0]!)
-      : allowed.length === 2
-        ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
-        : `one of ${allowed.map(show).join(', ')}`;
+  const list = listOf(allowed, show);
   const guess = closestName(found, allowed);
   return guess === undefined ? list : `${list} (did you mean ${show(guess)}?)`;
+}
+
+/** `a`, `a or b`, or `one of a, b, c`. */
+export function listOf(
+  allowed: readonly string[],
+  show: (name: string) => string = n => n
+): string {
+  return allowed.length === 1
+    ? show(allowed[0]!)
+    : allowed.length === 2
+      ? `${show(allowed[0]!)} or ${show(allowed[1]!)}`
+      : `one of ${allowed.map(show).join(', ')}`;
 }
 
 /**

@@ -8,7 +8,7 @@
  * "did you mean" of an unknown name in `nameSuggestion`.
  */
 import { InvalidOptionError } from './errors';
-import { expectedOneOf } from './nameSuggestion';
+import { expectedOneOf, listOf } from './nameSuggestion';
 
 /** What each common kind of option should have been. */
 export const EXPECTED_OPTION = Object.freeze({
@@ -84,8 +84,35 @@ export function isPlainObject(
 }
 
 /**
+ * Names that mean two things elsewhere, and the options of ours that take each meaning: in the
+ * programmatic API, `host` is neither, so that a bind address is never called by the name of a
+ * Host header.
+ */
+const AMBIGUOUS_NAMES: Readonly<
+  Record<string, Readonly<Record<string, string>>>
+> = {
+  host: {
+    allowedHost: 'the Host header to answer',
+    address: 'the address to bind',
+  },
+};
+
+/** What an unknown `key` should have been: a known name, with the meant one where it can tell. */
+function expectedInsteadOf(key: string, known: readonly string[]): string {
+  const meanings = Object.hasOwn(AMBIGUOUS_NAMES, key)
+    ? Object.entries(AMBIGUOUS_NAMES[key]!).filter(([name]) =>
+        known.includes(name)
+      )
+    : [];
+  if (meanings.length === 0) return expectedOneOf(key, known);
+  const meant = meanings.map(([name, meaning]) => `${name} for ${meaning}`);
+  return `${listOf(known)} (did you mean ${meant.join(' or ')}?)`;
+}
+
+/**
  * Checks that `value` is an object whose keys are all known; an unknown key is reported with
- * the nearest known name (`hots` → did you mean `host`?).
+ * the nearest known name (`hots` → did you mean `host`?), or for `host` with the option that
+ * takes the meaning intended (`allowedHost` for the Host header, `address` for the bind address).
  */
 export function checkOptionObject(
   path: string,
@@ -98,7 +125,7 @@ export function checkOptionObject(
     if (known.includes(key)) continue;
     unknownOption(
       optionPath(path, shorten(key)),
-      expectedOneOf(key, known),
+      expectedInsteadOf(key, known),
       value[key]
     );
   }

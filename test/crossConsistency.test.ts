@@ -105,7 +105,7 @@ describe('createMeterProviderWithLegacyApi: legacy API, Prometheus and OTLP agre
     receiver = await startOtlpReceiver();
     telemetry = await createMeterProviderWithLegacyApi({
       legacy: { hostTypes: [...HOST_TYPES] },
-      prometheus: { host: '127.0.0.1', port: 0 },
+      prometheus: { address: '127.0.0.1', port: 0 },
       // Exports happen on forceFlush; the interval only has to stay out of the way.
       otlp: { url: receiver.url, exportIntervalMillis: 600_000 },
     });

@@ -24,6 +24,30 @@ describe('checkOptionObject', () => {
     );
   });
 
+  it('should answer host with the option that takes each of its meanings', () => {
+    expect(() =>
+      checkOptionObject('prometheus', { host: 'x' }, [
+        'address',
+        'port',
+        'allowedHost',
+      ])
+    ).toThrow(
+      new InvalidOptionError(
+        'prometheus.host: found an unknown option, expected one of address, port, allowedHost (did you mean allowedHost for the Host header to answer or address for the address to bind?)'
+      )
+    );
+    expect(() =>
+      checkOptionObject('legacyMetricsApi', { host: 'x' }, [
+        'reader',
+        'allowedHost',
+      ])
+    ).toThrow(
+      new InvalidOptionError(
+        'legacyMetricsApi.host: found an unknown option, expected reader or allowedHost (did you mean allowedHost for the Host header to answer?)'
+      )
+    );
+  });
+
   it('should reject what is not an object', () => {
     expect(() => checkOptionObject('', null, [])).toThrow(
       new InvalidOptionError('options: found null, expected an object')

@@ -48,7 +48,7 @@ export class LegacyApiHandler<Req, Rep> {
     prefix: string,
     private readonly _adapter: HttpAdapter<Req, Rep>
   ) {
-    const { reader, variant, deprecation, host } = _mount;
+    const { reader, variant, deprecation, allowedHost } = _mount;
     this.usage = UsageTelemetry.create(
       _mount.usage,
       { prefix, variant },
@@ -59,7 +59,7 @@ export class LegacyApiHandler<Req, Rep> {
     if (deprecation !== undefined)
       this.announcer = announceTransitions(
         deprecation,
-        `${prefix}/metrics${host === ANY_HOST ? '' : ` (Host ${host})`}`,
+        `${prefix}/metrics${allowedHost === ANY_HOST ? '' : ` (Host ${allowedHost})`}`,
         () => reader.now()
       );
     this._unavailable = isClusterAggregator(reader)

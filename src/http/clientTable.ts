@@ -4,8 +4,8 @@
  * beyond `maxClients`, new clients are counted together as `other`.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { emitLegacyWarning, WARNING_CODES } from '../warnings';
 import { identifyClient, OTHER_CLIENT } from './clientIdentity';
+import { NewClientWarnings } from './newClientWarnings';
 
 /** One client on one route with one response status: its attributes, prepared once, and what it did. */
 export interface RouteSlot {
@@ -42,13 +42,22 @@ export class ClientTable {
   };
   private _folded = false;
 
-  constructor(private readonly _maxClients: number) {}
+  private readonly _warnings: NewClientWarnings;
+
+  /** `logNewClients: false` turns the new clients' warnings off. */
+  constructor(
+    private readonly _maxClients: number,
+    logNewClients: boolean
+  ) {
+    this._warnings = new NewClientWarnings(logNewClients);
+  }
 
   /**
-   * The client of `request`, added when new with a warning (except the package's own tools, which
-   * read the API once to plan or check a migration), or `other` when the table is full.
+   * The client of `request` at `nowMs` (the reader's clock), added when new with a warning
+   * (except the package's own tools, which read the API once to plan or check a migration;
+   * bounded per minute, see {@link NewClientWarnings}), or `other` when the table is full.
    */
-  client(request: ClientRequest): Client {
+  client(request: ClientRequest, nowMs: number): Client {
     const { address, userAgent } = request;
     const key = `${address} ${userAgent ?? ''}`;
     const known = this._clients.get(key);
@@ -56,8 +65,7 @@ export class ClientTable {
     if (this._clients.size >= this._maxClients) {
       if (!this._folded) {
         this._folded = true;
-        emitLegacyWarning(
-          WARNING_CODES.newClient,
+        this._warnings.tableFull(
           `legacy metrics API: more than ${this._maxClients} clients; ${address} ` +
             `(User-Agent ${JSON.stringify(userAgent ?? '')}) and later new clients are counted as "${OTHER_CLIENT}"`
         );
@@ -68,12 +76,21 @@ export class ClientTable {
     const client: Client = { attributes, routes: new Map() };
     this._clients.set(key, client);
     if (tool === undefined)
-      emitLegacyWarning(
-        WARNING_CODES.newClient,
-        `legacy metrics API: first request from a new client: ${address}, ` +
-          `User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${request.route}`
+      this._warnings.newClient(
+        nowMs,
+        `${address}, User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${request.route}`
       );
     return client;
+  }
+
+  /** Closes the minute of new-client warnings when it is over at `nowMs`. */
+  tick(nowMs: number): void {
+    this._warnings.tick(nowMs);
+  }
+
+  /** Warns of the new clients not warned about yet. */
+  flushWarnings(): void {
+    this._warnings.flush();
   }
 
   /** The slot of `client` on `route` with `status`. */

@@ -21,7 +21,7 @@ export interface ResolvedLegacyApi {
   readonly reader: LegacySnapshotSource;
   readonly variant: Variant;
   /** The Host the mount answers to; `_` for any. */
-  readonly host: string;
+  readonly allowedHost: string;
   readonly deprecation: DeprecationPolicy | undefined;
   readonly usage: ResolvedUsageOptions;
 }
@@ -37,7 +37,7 @@ export function resolveLegacyApiOptions(
   extraKeys: readonly string[]
 ): ResolvedLegacyApi {
   checkOptionObject(base, options, [
-    ...['reader', 'variant', 'host', 'deprecation', 'defaultSuccessor'],
+    ...['reader', 'variant', 'allowedHost', 'deprecation', 'defaultSuccessor'],
     ...['meterProvider', 'usage', ...extraKeys],
   ]);
   const { reader } = options;
@@ -55,7 +55,11 @@ export function resolveLegacyApiOptions(
       VARIANTS,
       'host_type'
     ),
-    host: nonEmptyStringOption(`${base}.host`, options.host, ANY_HOST),
+    allowedHost: nonEmptyStringOption(
+      `${base}.allowedHost`,
+      options.allowedHost,
+      ANY_HOST
+    ),
     deprecation: DeprecationPolicy.fromOptions(options, base),
     usage: usageOptions(base, options),
   };

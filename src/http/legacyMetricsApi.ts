@@ -39,7 +39,7 @@ export interface LegacyMetricsApiOptions
    * to the application's not-found handler.
    * @default '_'
    */
-  host?: string;
+  allowedHost?: string;
 }
 
 /** The options fastify itself gives every plugin. */
@@ -107,7 +107,7 @@ async function legacyApiRoutes(
   const otherMethods = fastify.supportedMethods.filter(
     method => !readMethods.includes(method)
   );
-  const constraints = hostConstraints(fastify, options.host);
+  const constraints = hostConstraints(fastify, options.allowedHost);
   for (const url of ['/metrics', '/metrics/*']) {
     const routes: RouteOptions[] = [
       { method: readMethods, url, handler: serve },

@@ -81,7 +81,7 @@ export function createLegacyMetricsApp(
     void app.register(resolvedLegacyMetricsApi, {
       reader,
       variant: mount.variant,
-      host: mount.host,
+      allowedHost: mount.host,
       deprecation,
       usage,
       prefix,

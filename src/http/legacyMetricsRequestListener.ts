@@ -35,7 +35,7 @@ export type LegacyMetricsRequestListener = (
  * (`app.use(listener)`) and anything that hands over Node's request and response: the same routes,
  * statuses, headers, content negotiation, deprecation and usage telemetry as the
  * {@link legacyMetricsApi} plugin, from the same implementation. It answers `<prefix>/metrics`
- * and what lies below it (for the `host` option's Host only); any other request goes to `next`
+ * and what lies below it (for the `allowedHost` option's Host only); any other request goes to `next`
  * when there is one, and otherwise gets the API's 404.
  *
  * Its usage telemetry and deprecation warnings run for as long as the process does.
@@ -55,7 +55,10 @@ export function legacyMetricsRequestListener(
   handler.usage?.start();
   handler.announcer?.start();
   const api = `${prefix}/metrics`;
-  const host = mount.host === ANY_HOST ? undefined : canonicalHost(mount.host);
+  const host =
+    mount.allowedHost === ANY_HOST
+      ? undefined
+      : canonicalHost(mount.allowedHost);
   return (request, response, next) => {
     const arrivalMs = performance.now();
     const url =

@@ -37,11 +37,6 @@ export interface LegacyMetricsServerOptions
    */
   address?: string;
   /**
-   * The address to bind.
-   * @deprecated Use `address`; `host` names the Host header everywhere else. Removed in the next release.
-   */
-  host?: string;
-  /**
    * The Host header requests must name (port ignored, case-insensitive; every loopback name and
    * address counts as one); `_` answers any Host. Other requests get the same 404 as an unknown
    * path. Bound to loopback, the server answers only loopback names, so that a web page cannot
@@ -83,7 +78,6 @@ export const DEFAULT_SERVER_OPTIONS = Object.freeze({
 const SERVER_KEYS = [
   'port',
   'address',
-  'host',
   'allowedHost',
   'path',
   'variant',
@@ -110,18 +104,9 @@ export async function startLegacyMetricsServer(
   const port = portOption('port', options.port);
   if (port === undefined)
     invalidOption('port', undefined, EXPECTED_OPTION.port);
-  if (options.address !== undefined && options.host !== undefined) {
-    invalidOption(
-      'host',
-      options.host,
-      'nothing beside address (host is the deprecated name of address)'
-    );
-  }
   const address = nonEmptyStringOption(
-    options.address === undefined && options.host !== undefined
-      ? 'host'
-      : 'address',
-    options.address ?? options.host,
+    'address',
+    options.address,
     DEFAULT_SERVER_OPTIONS.address
   );
   const allowedHost = nonEmptyStringOption(

@@ -17,6 +17,13 @@ export interface UsageOptions {
    * @default 20
    */
   maxClients?: number;
+  /**
+   * Whether a new client's first request is logged (warning `LEGACY_API_NEW_CLIENT`): the first
+   * 10 new clients of a minute one by one, then one summary line for the rest of that minute.
+   * `false` logs none of them, nor that the client table is full; the counters are unchanged.
+   * @default true
+   */
+  logNewClients?: boolean;
 }
 
 /** Usage telemetry options of the plugin, the standalone server and the configured listeners. */
@@ -39,10 +46,14 @@ export interface ResolvedUsageOptions {
   /** `undefined`: left out, on when a deprecation or a `meterProvider` is given. */
   readonly usage: boolean | undefined;
   readonly maxClients: number;
+  readonly logNewClients: boolean;
 }
 
 /** The defaults of {@link UsageOptions}. */
-export const DEFAULT_USAGE_OPTIONS = Object.freeze({ maxClients: 20 });
+export const DEFAULT_USAGE_OPTIONS = Object.freeze({
+  maxClients: 20,
+  logNewClients: true,
+});
 
 /**
  * The `meterProvider` and `usage` options below `base` (`''` for top-level names), checked.
@@ -68,13 +79,13 @@ export function usageOptions(
     return {
       meterProvider,
       usage,
-      maxClients: DEFAULT_USAGE_OPTIONS.maxClients,
+      ...DEFAULT_USAGE_OPTIONS,
     };
   checkOptionObject(
     usagePath,
     usage,
-    ['maxClients'],
-    'false, true or { maxClients }'
+    ['maxClients', 'logNewClients'],
+    'false, true or { maxClients, logNewClients }'
   );
   const maxClients = usage['maxClients'] ?? DEFAULT_USAGE_OPTIONS.maxClients;
   if (
@@ -87,5 +98,13 @@ export function usageOptions(
       maxClients,
       'a non-negative integer'
     );
-  return { meterProvider, usage: true, maxClients };
+  const logNewClients =
+    usage['logNewClients'] ?? DEFAULT_USAGE_OPTIONS.logNewClients;
+  if (typeof logNewClients !== 'boolean')
+    invalidOption(
+      optionPath(usagePath, 'logNewClients'),
+      logNewClients,
+      'true or false'
+    );
+  return { meterProvider, usage: true, maxClients, logNewClients };
 }

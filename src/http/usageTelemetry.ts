@@ -1,7 +1,8 @@
 /**
  * Who still polls the legacy API: the plugin's own OpenTelemetry instruments (the HTTP semantic
  * conventions' request duration, requests per client and response status, each client's last
- * request time) and a one-line warning at each new client, except the package's own tools.
+ * request time) and a one-line warning at each new client (at most a few a minute, then a
+ * summary), except the package's own tools.
  * Attribute sets are prepared once per route, status and client, and the client table is
  * bounded, so a scan cannot grow memory.
  */
@@ -61,10 +62,10 @@ export class UsageTelemetry {
 
   private constructor(
     meterProvider: MeterProvider,
-    maxClients: number,
+    { maxClients, logNewClients }: ResolvedUsageOptions,
     private readonly _context: UsageContext
   ) {
-    this._clients = new ClientTable(maxClients);
+    this._clients = new ClientTable(maxClients, logNewClients);
     this._instruments = new UsageInstruments(meterProvider, this._clients);
   }
 
@@ -77,7 +78,7 @@ export class UsageTelemetry {
     context: UsageContext,
     deprecated: boolean
   ): UsageTelemetry | undefined {
-    const { meterProvider, usage, maxClients } = options;
+    const { meterProvider, usage } = options;
     const on =
       usage === undefined
         ? meterProvider !== undefined || deprecated
@@ -85,7 +86,7 @@ export class UsageTelemetry {
     if (!on) return undefined;
     return new UsageTelemetry(
       meterProvider ?? metrics.getMeterProvider(),
-      maxClients,
+      options,
       context
     );
   }
@@ -95,8 +96,9 @@ export class UsageTelemetry {
     this._instruments.start();
   }
 
-  /** Records what is pending and stops observing. */
+  /** Records what is pending, warns of the new clients not warned about yet, and stops observing. */
   stop(): void {
+    this._clients.flushWarnings();
     this._instruments.stop();
   }
 
@@ -117,6 +119,7 @@ export class UsageTelemetry {
     const userAgent = raw.headers['user-agent'];
     const url = raw.url;
     const method = raw.method;
+    this._clients.tick(nowMs);
     let memo = this._connections.get(socket);
     if (
       memo === undefined ||
@@ -131,12 +134,15 @@ export class UsageTelemetry {
       const client =
         memo !== undefined && memo.userAgent === userAgent
           ? memo.client
-          : this._clients.client({
-              address: reader.clientAddress(request),
-              userAgent,
-              method: method ?? 'GET',
-              route: template,
-            });
+          : this._clients.client(
+              {
+                address: reader.clientAddress(request),
+                userAgent,
+                method: method ?? 'GET',
+                route: template,
+              },
+              nowMs
+            );
       memo = {
         userAgent,
         url,

@@ -70,11 +70,6 @@ export interface PrometheusEndpointOptions
    */
   address?: string;
   /**
-   * The address the listener binds.
-   * @deprecated Use `address`; `host` names the Host header everywhere else. Removed in the next release.
-   */
-  host?: string;
-  /**
    * The listener's TCP port; 0 picks a free one (see {@link MeterProviderWithLegacyApi.prometheusUrl}).
    * 9464 is Prometheus' registered port for the OpenTelemetry exporter. Not allowed with `app`.
    * @default `OTEL_EXPORTER_PROMETHEUS_PORT`, else 9464

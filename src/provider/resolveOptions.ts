@@ -102,7 +102,6 @@ const OPTION_KEYS = [
 const PROMETHEUS_KEYS = [
   'app',
   'address',
-  'host',
   'port',
   'allowedHost',
   'endpoint',
@@ -110,13 +109,7 @@ const PROMETHEUS_KEYS = [
   ...EXPORTER_KEYS,
 ];
 /** Settings of a listener of its own, which a mounted route cannot have. */
-const LISTENER_ONLY_KEYS = [
-  'address',
-  'host',
-  'port',
-  'allowedHost',
-  ...TIMEOUT_KEYS,
-];
+const LISTENER_ONLY_KEYS = ['address', 'port', 'allowedHost', ...TIMEOUT_KEYS];
 const OTLP_KEYS = [
   'enabled',
   'url',
@@ -151,17 +144,6 @@ export function resolvePrometheus(
       }
     }
   }
-  if (given['address'] !== undefined && given['host'] !== undefined) {
-    invalidOption(
-      'prometheus.host',
-      given['host'],
-      'nothing beside prometheus.address (host is the deprecated name of address)'
-    );
-  }
-  const addressKey =
-    given['address'] === undefined && given['host'] !== undefined
-      ? 'host'
-      : 'address';
   if (
     endpoint !== undefined &&
     (typeof endpoint !== 'string' ||
@@ -183,10 +165,7 @@ export function resolvePrometheus(
     };
   }
   const address =
-    nonEmptyStringOption(
-      `prometheus.${addressKey}`,
-      given['address'] ?? given['host']
-    ) ??
+    nonEmptyStringOption('prometheus.address', given['address']) ??
     fromEnv('OTEL_EXPORTER_PROMETHEUS_HOST') ??
     defaults.address;
   const port =

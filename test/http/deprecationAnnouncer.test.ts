@@ -45,7 +45,7 @@ describe('deprecation warnings', () => {
 
   async function serve(
     deprecation: DeprecationOptions,
-    host?: string
+    allowedHost?: string
   ): Promise<FastifyInstance> {
     // Not registered on a MeterProvider: no tick, so months of fake time pass at once.
     const reader = new LegacyMetricsReader({
@@ -57,7 +57,7 @@ describe('deprecation warnings', () => {
       prefix: '/api',
       deprecation,
       usage: false,
-      ...(host === undefined ? {} : { host }),
+      ...(allowedHost === undefined ? {} : { allowedHost }),
     });
     await served.ready();
     return served;

@@ -406,12 +406,16 @@ describe('legacyMetricsApi', () => {
         'legacyMetricsApi.variant: found "hosts", expected "host_type" or "host" (did you mean "host"?)',
       ],
       [
-        { reader, host: '' },
-        'legacyMetricsApi.host: found "", expected a non-empty string',
+        { reader, allowedHost: '' },
+        'legacyMetricsApi.allowedHost: found "", expected a non-empty string',
       ],
       [
-        { reader, hots: 'x' },
-        'legacyMetricsApi.hots: found an unknown option, expected one of reader, variant, host, deprecation, defaultSuccessor, meterProvider, usage, prefix, logLevel, logSerializers (did you mean host?)',
+        { reader, allowedHots: 'x' },
+        'legacyMetricsApi.allowedHots: found an unknown option, expected one of reader, variant, allowedHost, deprecation, defaultSuccessor, meterProvider, usage, prefix, logLevel, logSerializers (did you mean allowedHost?)',
+      ],
+      [
+        { reader, host: 'localhost' },
+        'legacyMetricsApi.host: found an unknown option, expected one of reader, variant, allowedHost, deprecation, defaultSuccessor, meterProvider, usage, prefix, logLevel, logSerializers (did you mean allowedHost for the Host header to answer?)',
       ],
     ];
     for (const [options, message] of cases) {
@@ -450,7 +454,7 @@ describe('legacyMetricsApi', () => {
     await app.register(legacyMetricsApi, {
       reader: rig.reader,
       prefix: '/api',
-      host: 'localhost',
+      allowedHost: 'localhost',
     });
     for (const host of [
       'localhost',

@@ -585,12 +585,12 @@ describe('startLegacyMetricsListeners shared options', () => {
     [
       'usage that is a number',
       { usage: 20 },
-      'options.usage: found 20, expected false, true or { maxClients }',
+      'options.usage: found 20, expected false, true or { maxClients, logNewClients }',
     ],
     [
       'an unknown usage option',
       { usage: { maxClient: 5 } },
-      'options.usage.maxClient: found an unknown option, expected maxClients (did you mean maxClients?)',
+      'options.usage.maxClient: found an unknown option, expected maxClients or logNewClients (did you mean maxClients?)',
     ],
   ])(
     'should reject %s naming it below options, before binding anything',

@@ -549,7 +549,7 @@ describe.each(LISTENING_SERVERS)('usage telemetry (%s)', (_server, start) => {
       [
         'usage that is a number',
         { usage: 20 },
-        'legacyMetricsApi.usage: found 20, expected false, true or { maxClients }',
+        'legacyMetricsApi.usage: found 20, expected false, true or { maxClients, logNewClients }',
       ],
       [
         'a negative maxClients',
@@ -559,7 +559,7 @@ describe.each(LISTENING_SERVERS)('usage telemetry (%s)', (_server, start) => {
       [
         'an unknown usage option',
         { usage: { maxClient: 5 } },
-        'legacyMetricsApi.usage.maxClient: found an unknown option, expected maxClients (did you mean maxClients?)',
+        'legacyMetricsApi.usage.maxClient: found an unknown option, expected maxClients or logNewClients (did you mean maxClients?)',
       ],
     ])('should reject %s', async (_name, options, message) => {
       const error: unknown = await register(options).catch((e: unknown) => e);

@@ -109,7 +109,7 @@ describe('createMeterProviderWithLegacyApi', () => {
       [
         'an unknown Prometheus key',
         { prometheus: { path: '/x' } },
-        'prometheus.path: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout, prefix, appendTimestamp, withResourceConstantLabels, withoutScopeInfo, withoutTargetInfo, metricProducers',
+        'prometheus.path: found an unknown option, expected one of app, address, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout, prefix, appendTimestamp, withResourceConstantLabels, withoutScopeInfo, withoutTargetInfo, metricProducers',
       ],
       [
         'prometheus: true',
@@ -436,7 +436,7 @@ describe('createMeterProviderWithLegacyApi', () => {
       [
         'an unknown key',
         { hots: 'x' },
-        'prometheus.hots: found an unknown option, expected one of app, address, host, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout, prefix, appendTimestamp, withResourceConstantLabels, withoutScopeInfo, withoutTargetInfo, metricProducers (did you mean host?)',
+        'prometheus.hots: found an unknown option, expected one of app, address, port, allowedHost, endpoint, requestTimeout, headersTimeout, keepAliveTimeout, prefix, appendTimestamp, withResourceConstantLabels, withoutScopeInfo, withoutTargetInfo, metricProducers',
       ],
       [
         'a bad timeout',

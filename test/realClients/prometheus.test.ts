@@ -146,7 +146,7 @@ describeProm('Prometheus scraping the exporter beside the legacy API', () => {
 
     telemetry = await createMeterProviderWithLegacyApi({
       legacy: { hostTypes: ['localhost', 'test type'] },
-      prometheus: { host: '127.0.0.1', port: 0 },
+      prometheus: { address: '127.0.0.1', port: 0 },
       otlp: { enabled: false },
     });
     legacyServer = await startLegacyMetricsServer(telemetry.legacyReader, {

@@ -17,6 +17,8 @@ import { UsageTelemetry } from './usageTelemetry';
 export const ALLOWED_METHODS = 'OPTIONS, HEAD, GET';
 /** Methods the original answered with 405; every other method not allowed gets 501. */
 const NOT_ALLOWED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The most URLs whose routes a mount keeps. */
+const ROUTE_MEMO_LIMIT = 1024;
 /** Why a reader that is not serving answers 503. */
 const UNAVAILABLE = {
   unregistered: 'the reader is not registered on a MeterProvider',
@@ -41,6 +43,12 @@ export class LegacyApiHandler<Req, Rep> {
   private readonly _unavailable: Record<'unregistered' | 'shutdown', string>;
   /** Whether a request reads the reader's clock: only a deprecation or telemetry needs it. */
   private readonly _clocked: boolean;
+  /**
+   * Routes of URLs seen, so that a poller's repeated URL is parsed once, not per request. Routes
+   * do not depend on the data; bounded, and emptied when full (a scan of random paths only
+   * costs their parsing).
+   */
+  private readonly _routes = new Map<string, LegacyRoute>();
 
   /** Serves `_mount` at `prefix` (`/api`; `''` for none) through `_adapter`. */
   constructor(
@@ -83,7 +91,7 @@ export class LegacyApiHandler<Req, Rep> {
     const { reader } = this._mount;
     const usage = this.usage;
     const nowMs = this._clocked ? reader.now() : 0;
-    const route = parseLegacyRoute(url, start);
+    const route = this._route(url, start);
     const status = this._answer(request, reply, route, nowMs);
     // The reply was handed to Node synchronously: the duration ends now, as the HTTP
     // instrumentation's `response.end` marks it.
@@ -95,6 +103,18 @@ export class LegacyApiHandler<Req, Rep> {
       nowMs,
       (performance.now() - arrivalMs) / 1000
     );
+  }
+
+  /** The route of `url` (whose path below the prefix starts at `start`, fixed for a URL). */
+  private _route(url: string, start: number): LegacyRoute {
+    const routes = this._routes;
+    let route = routes.get(url);
+    if (route === undefined) {
+      route = parseLegacyRoute(url, start);
+      if (routes.size >= ROUTE_MEMO_LIMIT) routes.clear();
+      routes.set(url, route);
+    }
+    return route;
   }
 
   /** Answers the request; returns the status sent. */

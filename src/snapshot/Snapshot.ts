@@ -72,8 +72,14 @@ const GROUP_NOUN: Record<Variant, string> = {
  * the request path.
  */
 export class Snapshot {
-  /** Bodies of existing resources, by variant, content type and decoded path. */
-  private readonly _bodies = new Map<string, LegacyResponse>();
+  /**
+   * Bodies of existing resources, by variant, serializer and decoded path: nested maps, so that
+   * a lookup hashes strings the route already holds instead of building a key per request.
+   */
+  private readonly _bodies: Record<
+    Variant,
+    Map<LegacySerializer, Map<string, LegacyResponse>>
+  > = { host_type: new Map(), host: new Map() };
 
   constructor(private readonly _content: SnapshotContent) {}
 
@@ -109,12 +115,15 @@ export class Snapshot {
     if (!isResourceRoute(route)) return notFound(serializer, problem(route));
     if ('variant' in route && route.variant !== variant)
       return notFound(serializer, `no such resource: ${route.path}`);
-    const key = `${variant} ${serializer.contentType} ${route.path}`;
-    const cached = this._bodies.get(key);
+    const bySerializer = this._bodies[variant];
+    let bodies = bySerializer.get(serializer);
+    if (bodies === undefined)
+      bySerializer.set(serializer, (bodies = new Map()));
+    const cached = bodies.get(route.path);
     if (cached !== undefined) return cached;
     const response = this._resolve(variant, route, serializer);
     // Only existing resources are cached: arbitrary 404 paths must not grow the cache.
-    if (response.status === 200) this._bodies.set(key, response);
+    if (response.status === 200) bodies.set(route.path, response);
     return response;
   }
 

@@ -4,8 +4,8 @@ import {
   InvalidOptionError,
   legacyMetricsApi,
   LegacyMetricsReader,
-  USAGE_INSTRUMENTS,
 } from '../../src';
+import { USAGE_INSTRUMENTS } from '../../src/http/usageTelemetry';
 import { NEW_CLIENT_WARNINGS_PER_MINUTE } from '../../src/http/newClientWarnings';
 import { WARNING_CODES } from '../../src/warnings';
 import { watchWarnings, type OperatorWarning } from './operatorWarnings';

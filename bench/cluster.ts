@@ -77,11 +77,13 @@ async function runPrimary(): Promise<void> {
   });
   const staticUrl = await statics.listen({ host: '127.0.0.1', port: 0 });
   const legacyUrl = 'url' in primary.legacy ? primary.legacy.url : '';
-  // The bench gone: so is the cluster.
-  process.on('disconnect', () => {
+  // The bench gone or stopping it: so is the cluster (an exit, so that `--cpu-prof` writes).
+  const stop = (): void => {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
     process.exit(0);
-  });
+  };
+  process.on('disconnect', stop);
+  process.on('SIGTERM', stop);
   serveCommands({
     urls: () => ({ legacy: legacyUrl, static: `${staticUrl}/static` }),
     /** Copies the body of `path` into the static route. */

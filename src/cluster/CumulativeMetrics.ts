@@ -9,12 +9,10 @@ import type { Attributes } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   DataPointType,
-  InstrumentType,
   type MetricData,
   type ResourceMetrics,
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
-import type { CumulativeKind } from '../reader/clusterWire';
 import { defaultLegacyName } from '../reader/naming';
 import type { ResolvedReaderOptions } from '../reader/options';
 import type { LastValueRule } from '../reader/series';
@@ -23,6 +21,7 @@ import type {
   CumulativeHistogram,
   CumulativeMetricChanges,
 } from './decodeCumulative';
+import type { CumulativeKind } from './encodeCumulative';
 import { metricData } from './metricData';
 
 type Value = number | CumulativeHistogram;
@@ -48,29 +47,16 @@ interface Instrument {
 
 const SHAPES: Record<
   CumulativeKind,
-  { dataPointType: DataPointType; isMonotonic?: boolean; type: InstrumentType }
+  { dataPointType: DataPointType; isMonotonic?: boolean }
 > = {
-  s: {
-    dataPointType: DataPointType.SUM,
-    isMonotonic: true,
-    type: InstrumentType.COUNTER,
-  },
-  u: {
-    dataPointType: DataPointType.SUM,
-    isMonotonic: false,
-    type: InstrumentType.UP_DOWN_COUNTER,
-  },
-  l: {
-    dataPointType: DataPointType.SUM,
-    isMonotonic: false,
-    type: InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
-  },
-  g: { dataPointType: DataPointType.GAUGE, type: InstrumentType.GAUGE },
-  x: { dataPointType: DataPointType.HISTOGRAM, type: InstrumentType.HISTOGRAM },
+  s: { dataPointType: DataPointType.SUM, isMonotonic: true },
+  u: { dataPointType: DataPointType.SUM, isMonotonic: false },
+  g: { dataPointType: DataPointType.GAUGE },
+  x: { dataPointType: DataPointType.HISTOGRAM },
 };
 
 function isLastValue(kind: CumulativeKind): boolean {
-  return kind === 'g' || kind === 'l';
+  return kind === 'g';
 }
 
 function add(total: Value | undefined, value: Value): Value {
@@ -199,15 +185,14 @@ export class CumulativeMetrics {
     instrument.description ||= metric.description;
     instrument.unit ||= metric.unit;
     for (const point of metric.points) {
-      const seriesKey = JSON.stringify(point.attributes);
-      let series = instrument.series.get(seriesKey);
+      let series = instrument.series.get(point.key);
       if (series === undefined) {
         series = {
           attributes: point.attributes,
           live: new Map(),
           carried: undefined,
         };
-        instrument.series.set(seriesKey, series);
+        instrument.series.set(point.key, series);
       }
       series.live.set(workerId, point.value);
     }

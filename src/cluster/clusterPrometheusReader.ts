@@ -6,7 +6,10 @@
 import type { ExportResult } from '@opentelemetry/core';
 import {
   AggregationTemporality,
+  AggregationType,
+  InstrumentType,
   PeriodicExportingMetricReader,
+  type AggregationOption,
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
@@ -15,13 +18,11 @@ import {
   optionPath,
   positiveIntegerOption,
 } from '../optionValidation';
-import {
-  CUMULATIVE_MESSAGE_TYPE,
-  encodeCumulativeChanges,
-} from '../reader/clusterWire';
+import { CUMULATIVE_MESSAGE_TYPE } from '../reader/clusterWire';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
 import { sendToPrimary, WorkerChannel } from '../reader/WorkerChannel';
 import { WARNING_CODES, WarnOnce } from '../warnings';
+import { encodeCumulativeChanges, SentValues } from './encodeCumulative';
 
 /** Options of {@link createClusterPrometheusReader}. */
 export interface ClusterPrometheusReaderOptions {
@@ -43,8 +44,7 @@ const SUCCESS: ExportResult = { code: 0 };
 
 /** Sends each cumulative collection's changes; a message lost makes the next one whole. */
 class ClusterCumulativeExporter implements PushMetricExporter {
-  /** Series → the text of the value last sent. */
-  private readonly _sent = new Map<string, string>();
+  private readonly _sent = new SentValues();
   private readonly _warnings = new WarnOnce();
 
   export(
@@ -75,6 +75,17 @@ class ClusterCumulativeExporter implements PushMetricExporter {
 
   selectAggregationTemporality(): AggregationTemporality {
     return AggregationTemporality.CUMULATIVE;
+  }
+
+  /**
+   * Observable up-down counters as last values: the same value and the same exposition (a
+   * gauge) as the exporter's cumulative sum, and the kind the primary combines as a gauge, told
+   * from the instrument type here rather than from the collected data, which does not carry it.
+   */
+  selectAggregation(type: InstrumentType): AggregationOption {
+    return type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
+      ? { type: AggregationType.LAST_VALUE }
+      : { type: AggregationType.DEFAULT };
   }
 
   forceFlush(): Promise<void> {

@@ -7,7 +7,6 @@ import type { Attributes } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   DataPointType,
-  InstrumentType,
   type MetricData,
   type ResourceMetrics,
   type ScopeMetrics,
@@ -22,10 +21,25 @@ const MIN_SCALE = -10;
 const MAX_SCALE = 20;
 
 /** Why a message was refused: the first field found wrong. */
-export class WireError extends Error {}
+export class WireError extends Error {
+  constructor(
+    readonly where: string,
+    readonly expected: string
+  ) {
+    super(`${where}: expected ${expected}`);
+  }
+
+  /** The same error, its field named from `place` on (a point's fields are named within it). */
+  within(place: string): WireError {
+    return new WireError(
+      this.where === '' ? place : `${place} ${this.where}`,
+      this.expected
+    );
+  }
+}
 
 export function fail(where: string, expected: string): never {
-  throw new WireError(`${where}: expected ${expected}`);
+  throw new WireError(where, expected);
 }
 
 export function array(
@@ -96,43 +110,46 @@ export function attributes(value: unknown, where: string): Attributes {
   return value as Attributes;
 }
 
+/** A point's exponential buckets; `side` names them in an error. */
 function buckets(
   offset: unknown,
   counts: unknown,
-  where: string
+  side: 'value positive' | 'value negative'
 ): { offset: number; bucketCounts: number[]; total: number } {
-  const list = array(counts, `${where} counts`);
-  if (list.length > MAX_BUCKETS) fail(where, `at most ${MAX_BUCKETS} buckets`);
+  if (!Array.isArray(counts)) fail(`${side} counts`, 'an array');
+  if (counts.length > MAX_BUCKETS) fail(side, `at most ${MAX_BUCKETS} buckets`);
   let total = 0;
-  for (const count of list) total += integer(count, `${where} count`, 0);
-  return {
-    offset: integer(offset, `${where} offset`),
-    bucketCounts: list as number[],
-    total,
-  };
+  for (const count of counts) {
+    if (!Number.isSafeInteger(count) || (count as number) < 0)
+      fail(`${side} count`, 'a non-negative integer');
+    total += count as number;
+  }
+  if (!Number.isSafeInteger(offset)) fail(`${side} offset`, 'an integer');
+  return { offset: offset as number, bucketCounts: counts as number[], total };
 }
 
-function histogram(value: unknown, where: string): unknown {
+/** A point's exponential histogram value. */
+function histogram(value: unknown): unknown {
   const [count, sum, min, max, scale, zeroCount, po, pc, no, nc] = array(
     value,
-    where,
+    'value',
     10
   );
-  const positive = buckets(po, pc, `${where} positive`);
-  const negative = buckets(no, nc, `${where} negative`);
-  const total = integer(count, `${where} count`, 0);
-  const zeros = integer(zeroCount, `${where} zeroCount`, 0);
+  const positive = buckets(po, pc, 'value positive');
+  const negative = buckets(no, nc, 'value negative');
+  const total = integer(count, 'value count', 0);
+  const zeros = integer(zeroCount, 'value zeroCount', 0);
   if (zeros + positive.total + negative.total !== total)
-    fail(`${where} count`, 'the sum of the bucket counts');
-  const checkedScale = integer(scale, `${where} scale`);
+    fail('value count', 'the sum of the bucket counts');
+  const checkedScale = integer(scale, 'value scale');
   if (checkedScale < MIN_SCALE || checkedScale > MAX_SCALE)
-    fail(`${where} scale`, `an integer from ${MIN_SCALE} to ${MAX_SCALE}`);
-  const low = wireNumber(min, `${where} min`);
-  const high = wireNumber(max, `${where} max`);
-  if (total > 0 && !(low <= high)) fail(`${where} min`, 'at most max');
+    fail('value scale', `an integer from ${MIN_SCALE} to ${MAX_SCALE}`);
+  const low = wireNumber(min, 'value min');
+  const high = wireNumber(max, 'value max');
+  if (total > 0 && !(low <= high)) fail('value min', 'at most max');
   return {
     count: total,
-    sum: wireNumber(sum, `${where} sum`),
+    sum: wireNumber(sum, 'value sum'),
     min: low,
     max: high,
     scale: checkedScale,
@@ -148,94 +165,122 @@ const SHAPES: Record<
     dataPointType: DataPointType;
     aggregationTemporality: AggregationTemporality;
     isMonotonic?: boolean;
-    type: InstrumentType;
-    observableType: InstrumentType;
   }
 > = {
   s: {
     dataPointType: DataPointType.SUM,
     aggregationTemporality: AggregationTemporality.DELTA,
     isMonotonic: true,
-    type: InstrumentType.COUNTER,
-    observableType: InstrumentType.OBSERVABLE_COUNTER,
   },
   u: {
     dataPointType: DataPointType.SUM,
     aggregationTemporality: AggregationTemporality.DELTA,
     isMonotonic: false,
-    type: InstrumentType.UP_DOWN_COUNTER,
-    observableType: InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
   },
   g: {
     dataPointType: DataPointType.GAUGE,
     aggregationTemporality: AggregationTemporality.DELTA,
-    type: InstrumentType.GAUGE,
-    observableType: InstrumentType.OBSERVABLE_GAUGE,
   },
+  // An observable up-down counter's last value (see LegacyMetricsReader's selectors).
   l: {
     dataPointType: DataPointType.GAUGE,
     aggregationTemporality: AggregationTemporality.CUMULATIVE,
-    type: InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
-    observableType: InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
   },
   h: {
     dataPointType: DataPointType.EXPONENTIAL_HISTOGRAM,
     aggregationTemporality: AggregationTemporality.DELTA,
-    type: InstrumentType.HISTOGRAM,
-    observableType: InstrumentType.HISTOGRAM,
   },
 };
 
-function metric(value: unknown, where: string): MetricData {
-  const [name, kind, isInteger, observable, points] = array(value, where, 5);
+/** No times on the wire: the store reads none, and one shared pair allocates nothing per point. */
+const NO_TIME: readonly [number, number] = Object.freeze([0, 0]);
+
+function metric(
+  value: unknown,
+  where: string,
+  table: AttributeTable
+): MetricData {
+  const [name, kind, isInteger, points] = array(value, where, 4);
   const metricName = text(name, `${where} name`);
   if (typeof kind !== 'string' || !Object.hasOwn(SHAPES, kind))
     fail(`${where} kind`, 'one of s, u, g, l, h');
   if (isInteger !== 0 && isInteger !== 1) fail(`${where} integer`, '0 or 1');
-  if (observable !== 0 && observable !== 1)
-    fail(`${where} observable`, '0 or 1');
-  const shape = SHAPES[kind as WireKind];
-  const dataPoints = array(points, `${where} points`).map((point, i) => {
-    const at = `${where} point ${i}`;
-    const [attrs, pointValue] = array(point, at, 2);
-    return {
-      startTime: [0, 0],
-      endTime: [0, 0],
-      attributes: attributes(attrs, `${at} attributes`),
-      value:
-        kind === 'h'
-          ? histogram(pointValue, `${at} value`)
-          : wireNumber(pointValue, `${at} value`),
-    };
-  });
+  const isHistogram = kind === 'h';
+  const dataPoints = readPoints(points, where, table, (attrs, pointValue) => ({
+    startTime: NO_TIME,
+    endTime: NO_TIME,
+    attributes: attrs,
+    value: isHistogram
+      ? histogram(pointValue)
+      : wireNumber(pointValue, 'value'),
+  }));
   return metricData(
     {
       name: metricName,
       description: '',
       unit: '',
       integer: isInteger === 1,
-      type: observable === 1 ? shape.observableType : shape.type,
-      dataPointType: shape.dataPointType,
-      aggregationTemporality: shape.aggregationTemporality,
-      isMonotonic: shape.isMonotonic,
+      ...SHAPES[kind as WireKind],
     },
     dataPoints
   );
 }
 
+/** A body's attribute sets (`a`), which its points name by index. */
+export type AttributeTable = readonly Attributes[];
+
 /**
- * A body's list of meters, each read back with `metrics` (the same layout in both sections).
+ * A metric's points `[attributeIndex, value]`, each made by `read` from its attribute set and
+ * its value; a wrong field is named within its point (`meter 0 metric 2 point 7 value sum`),
+ * a name made only when one is wrong.
+ */
+export function readPoints<P>(
+  value: unknown,
+  where: string,
+  table: AttributeTable,
+  read: (attributes: Attributes, value: unknown) => P
+): P[] {
+  const list = array(value, `${where} points`);
+  const points = new Array<P>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const point = list[i];
+    try {
+      if (!Array.isArray(point) || point.length !== 2)
+        fail('', 'an array of 2 items');
+      const index: unknown = point[0];
+      if (
+        typeof index !== 'number' ||
+        !Number.isInteger(index) ||
+        index < 0 ||
+        index >= table.length
+      )
+        fail('attributes', `an index into body.a, below ${table.length}`);
+      points[i] = read(table[index]!, point[1]);
+    } catch (error) {
+      if (error instanceof WireError) throw error.within(`${where} point ${i}`);
+      throw error;
+    }
+  }
+  return points;
+}
+
+/**
+ * A body's list of meters, each read back with `metrics` (the same layout in both sections),
+ * after its table of attribute sets: `{ v, a: [attributes…], [section]: [[meterName, version, schemaUrl, metrics]] }`.
  * @param section the body's field that holds them, for the messages
  */
 export function decodeScopes<T>(
   body: string,
   section: 's' | 'c',
-  metrics: (value: unknown, where: string) => T
+  metrics: (value: unknown, where: string, table: AttributeTable) => T
 ): { scope: ScopeMetrics['scope']; metrics: T[] }[] {
   const parsed: unknown = JSON.parse(body);
   if (typeof parsed !== 'object' || parsed === null) fail('body', 'an object');
-  const { v, [section]: scopes } = parsed as Record<string, unknown>;
+  const { v, a, [section]: scopes } = parsed as Record<string, unknown>;
   if (v !== WIRE_VERSION) fail('body.v', `${WIRE_VERSION}`);
+  const table = array(a, 'body.a').map((set, i) =>
+    attributes(set, `body.a ${i}`)
+  );
   return array(scopes, `body.${section}`).map((scope, i) => {
     const where = `meter ${i}`;
     const [name, version, schemaUrl, list] = array(scope, where, 4);
@@ -248,7 +293,7 @@ export function decodeScopes<T>(
         ...(scopeSchemaUrl === undefined ? {} : { schemaUrl: scopeSchemaUrl }),
       },
       metrics: array(list, `${where} metrics`).map((m, j) =>
-        metrics(m, `${where} metric ${j}`)
+        metrics(m, `${where} metric ${j}`, table)
       ),
     };
   });

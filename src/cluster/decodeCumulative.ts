@@ -4,15 +4,16 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import type { ScopeMetrics } from '@opentelemetry/sdk-metrics';
-import type { CumulativeKind } from '../reader/clusterWire';
+import type { CumulativeKind } from './encodeCumulative';
 import {
   array,
-  attributes,
   decodeScopes,
   fail,
   integer,
   MAX_BUCKETS,
+  readPoints,
   wireNumber,
+  type AttributeTable,
 } from './decodeCollection';
 
 /** An explicit-bucket histogram's cumulative value. */
@@ -28,6 +29,8 @@ export interface CumulativeHistogram {
 /** One series' cumulative value, as a worker sent it. */
 export interface CumulativePoint {
   readonly attributes: Attributes;
+  /** The attribute set as one string (its JSON), made once per set in a message. */
+  readonly key: string;
   readonly value: number | CumulativeHistogram;
 }
 
@@ -49,7 +52,7 @@ export type CumulativeChanges = {
   metrics: CumulativeMetricChanges[];
 }[];
 
-const KINDS: readonly string[] = ['s', 'u', 'g', 'l', 'x'];
+const KINDS: readonly string[] = ['s', 'u', 'g', 'x'];
 
 function boundaryList(value: unknown, where: string): number[] {
   const list = array(value, where);
@@ -66,27 +69,29 @@ function boundaryList(value: unknown, where: string): number[] {
   return list as number[];
 }
 
-function histogram(
-  value: unknown,
-  where: string,
-  buckets: number
-): CumulativeHistogram {
-  const [count, sum, min, max, counts] = array(value, where, 5);
-  const list = array(counts, `${where} counts`, buckets);
+/** A point's value of an `x` metric with `buckets` buckets. */
+function histogram(value: unknown, buckets: number): CumulativeHistogram {
+  const [count, sum, min, max, counts] = array(value, 'value', 5);
+  const list = array(counts, 'value counts', buckets);
   let total = 0;
-  for (const item of list) total += integer(item, `${where} count`, 0);
-  if (integer(count, `${where} count`, 0) !== total)
-    fail(`${where} count`, 'the sum of the bucket counts');
+  for (const item of list) total += integer(item, 'value count', 0);
+  if (integer(count, 'value count', 0) !== total)
+    fail('value count', 'the sum of the bucket counts');
   return {
     count: total,
-    sum: wireNumber(sum, `${where} sum`),
-    min: wireNumber(min, `${where} min`),
-    max: wireNumber(max, `${where} max`),
+    sum: wireNumber(sum, 'value sum'),
+    min: wireNumber(min, 'value min'),
+    max: wireNumber(max, 'value max'),
     counts: list as number[],
   };
 }
 
-function metric(value: unknown, where: string): CumulativeMetricChanges {
+function metric(
+  value: unknown,
+  where: string,
+  table: AttributeTable,
+  keyOf: (attributes: Attributes) => string
+): CumulativeMetricChanges {
   const [name, kind, isInteger, description, unit, bounds, points] = array(
     value,
     where,
@@ -95,13 +100,14 @@ function metric(value: unknown, where: string): CumulativeMetricChanges {
   if (typeof name !== 'string' || name === '')
     fail(`${where} name`, 'a non-empty string');
   if (typeof kind !== 'string' || !KINDS.includes(kind))
-    fail(`${where} kind`, 'one of s, u, g, l, x');
+    fail(`${where} kind`, 'one of s, u, g, x');
   if (isInteger !== 0 && isInteger !== 1) fail(`${where} integer`, '0 or 1');
   if (typeof description !== 'string') fail(`${where} description`, 'a string');
   if (typeof unit !== 'string') fail(`${where} unit`, 'a string');
   const boundaries =
     kind === 'x' ? boundaryList(bounds, `${where} boundaries`) : [];
   if (kind !== 'x' && bounds !== null) fail(`${where} boundaries`, 'null');
+  const buckets = kind === 'x' ? boundaries.length + 1 : 0;
   return {
     name,
     kind: kind as CumulativeKind,
@@ -109,17 +115,14 @@ function metric(value: unknown, where: string): CumulativeMetricChanges {
     description,
     unit,
     boundaries,
-    points: array(points, `${where} points`).map((point, i) => {
-      const at = `${where} point ${i}`;
-      const [attrs, pointValue] = array(point, at, 2);
-      return {
-        attributes: attributes(attrs, `${at} attributes`),
-        value:
-          kind === 'x'
-            ? histogram(pointValue, `${at} value`, boundaries.length + 1)
-            : wireNumber(pointValue, `${at} value`),
-      };
-    }),
+    points: readPoints(points, where, table, (attributes, pointValue) => ({
+      attributes,
+      key: keyOf(attributes),
+      value:
+        buckets > 0
+          ? histogram(pointValue, buckets)
+          : wireNumber(pointValue, 'value'),
+    })),
   };
 }
 
@@ -128,5 +131,17 @@ function metric(value: unknown, where: string): CumulativeMetricChanges {
  * @throws WireError naming the first field that is wrong (or a SyntaxError from JSON.parse)
  */
 export function decodeCumulative(body: string): CumulativeChanges {
-  return decodeScopes(body, 'c', metric);
+  // Points of one message share their attribute set's object: its key is made once.
+  const keys = new Map<Attributes, string>();
+  const keyOf = (attributes: Attributes): string => {
+    let key = keys.get(attributes);
+    if (key === undefined) {
+      key = JSON.stringify(attributes);
+      keys.set(attributes, key);
+    }
+    return key;
+  };
+  return decodeScopes(body, 'c', (value, where, table) =>
+    metric(value, where, table, keyOf)
+  );
 }

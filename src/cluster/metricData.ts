@@ -5,7 +5,6 @@
 import type {
   AggregationTemporality,
   DataPointType,
-  InstrumentType,
   MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { VALUE_TYPE_DOUBLE, VALUE_TYPE_INT } from '../reader/clusterWire';
@@ -16,8 +15,6 @@ export interface RebuiltMetric {
   readonly description: string;
   readonly unit: string;
   readonly integer: boolean;
-  /** The instrument type, which the SDK's descriptor carries and the reader reads for observables. */
-  readonly type: InstrumentType;
   readonly dataPointType: DataPointType;
   readonly aggregationTemporality: AggregationTemporality;
   /** Sums only. */
@@ -34,7 +31,6 @@ export function metricData(
       description: metric.description,
       unit: metric.unit,
       valueType: metric.integer ? VALUE_TYPE_INT : VALUE_TYPE_DOUBLE,
-      type: metric.type,
       advice: {},
     },
     dataPointType: metric.dataPointType,

@@ -9,7 +9,11 @@ import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { invalidOption } from '../optionValidation';
 import type { MeterFilter } from './meterSelection';
 import { WARNING_CODES, WarnOnce } from '../warnings';
-import { CLUSTER_MESSAGE_TYPE, encodeCollection } from './clusterWire';
+import {
+  AttributeKeys,
+  CLUSTER_MESSAGE_TYPE,
+  encodeCollection,
+} from './clusterWire';
 
 /**
  * The most messages of this process handed to the IPC channel and not yet written. Two
@@ -76,6 +80,7 @@ export function sendToPrimary(
 /** Sends a worker's collections to its primary. */
 export class WorkerChannel {
   private readonly _warnings = new WarnOnce();
+  private readonly _keys = new AttributeKeys();
 
   /**
    * Throws at once when `cluster: true` is given where no primary can receive: a process that
@@ -100,8 +105,10 @@ export class WorkerChannel {
    * costs this tick's data, with one warning.
    */
   send(resourceMetrics: ResourceMetrics): void {
-    const { body, refused } = encodeCollection(resourceMetrics, name =>
-      this._meters.serves(name)
+    const { body, refused } = encodeCollection(
+      resourceMetrics,
+      name => this._meters.serves(name),
+      this._keys
     );
     for (const name of refused) {
       this._warnings.warn(

@@ -111,10 +111,9 @@ describe("a worker's delta collection on the wire", () => {
         () => true
       );
       expect(JSON.parse(second.body)).toEqual({
-        v: 1,
-        s: [
-          ['app', '', null, [['sent', 's', 0, 0, [[{ host_type: 'h7' }, 1]]]]],
-        ],
+        v: 2,
+        a: [{ host_type: 'h7' }],
+        s: [['app', '', null, [['sent', 's', 0, [[0, 1]]]]]],
       });
       expect(second.body.length * 100).toBeLessThan(first.body.length);
     } finally {

@@ -6,7 +6,10 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { WireError } from '../../src/cluster/decodeCollection';
 import { decodeCumulative } from '../../src/cluster/decodeCumulative';
-import { encodeCumulativeChanges } from '../../src/reader/clusterWire';
+import {
+  encodeCumulativeChanges,
+  SentValues,
+} from '../../src/cluster/encodeCumulative';
 
 /** A provider whose reader collects cumulatively, with the SDK's default (explicit-bucket) histograms. */
 function cumulativeRig(): {
@@ -36,7 +39,7 @@ describe('encodeCumulativeChanges', () => {
       sent.add(1, { host_type: 'a' });
       sent.add(2, { host_type: 'b' });
       latency.record(50, { host_type: 'a' });
-      const previous = new Map<string, string>();
+      const previous = new SentValues();
       const first = encodeCumulativeChanges(
         (await collect()).resourceMetrics,
         previous
@@ -55,8 +58,16 @@ describe('encodeCumulativeChanges', () => {
               unit: '{message}',
               boundaries: [],
               points: [
-                { attributes: { host_type: 'a' }, value: 1 },
-                { attributes: { host_type: 'b' }, value: 2 },
+                {
+                  attributes: { host_type: 'a' },
+                  key: '{"host_type":"a"}',
+                  value: 1,
+                },
+                {
+                  attributes: { host_type: 'b' },
+                  key: '{"host_type":"b"}',
+                  value: 2,
+                },
               ],
             },
             {
@@ -69,6 +80,7 @@ describe('encodeCumulativeChanges', () => {
               points: [
                 {
                   attributes: { host_type: 'a' },
+                  key: '{"host_type":"a"}',
                   value: {
                     count: 1,
                     sum: 50,
@@ -90,7 +102,13 @@ describe('encodeCumulativeChanges', () => {
       expect(decodeCumulative(second.body!)[0]!.metrics).toEqual([
         expect.objectContaining({
           name: 'sent',
-          points: [{ attributes: { host_type: 'b' }, value: 7 }],
+          points: [
+            {
+              attributes: { host_type: 'b' },
+              key: '{"host_type":"b"}',
+              value: 7,
+            },
+          ],
         }),
       ]);
       expect(
@@ -108,26 +126,45 @@ describe('encodeCumulativeChanges', () => {
       await provider.shutdown();
     }
   });
+  it('should send a NaN once, and a histogram again only when a record changed it', async () => {
+    const { provider, collect } = cumulativeRig();
+    try {
+      const meter = provider.getMeter('app');
+      meter.createGauge('load').record(Number.NaN, { host_type: 'a' });
+      const latency = meter.createHistogram('latency');
+      latency.record(5, { host_type: 'a' });
+      const sent = new SentValues();
+      const encode = async (): Promise<string | undefined> =>
+        encodeCumulativeChanges((await collect()).resourceMetrics, sent).body;
+      expect(
+        decodeCumulative((await encode())!)[0]!.metrics.map(m => m.name)
+      ).toEqual(['load', 'latency']);
+      expect(await encode()).toBeUndefined();
+      latency.record(0, { host_type: 'a' });
+      const changed = decodeCumulative((await encode())!)[0]!.metrics;
+      expect(changed.map(m => [m.name, m.points[0]!.value])).toEqual([
+        ['latency', expect.objectContaining({ count: 2, sum: 5, min: 0 })],
+      ]);
+    } finally {
+      await provider.shutdown();
+    }
+  });
 });
 
 describe('decodeCumulative', () => {
   const body = (metric: unknown[]): string =>
-    JSON.stringify({ v: 1, c: [['app', null, null, [metric]]] });
+    JSON.stringify({
+      v: 2,
+      a: [{ host_type: 'a' }],
+      c: [['app', null, null, [metric]]],
+    });
   const histogram = (boundaries: unknown, value: unknown): string =>
-    body([
-      'latency',
-      'x',
-      0,
-      '',
-      '',
-      boundaries,
-      [[{ host_type: 'a' }, value]],
-    ]);
+    body(['latency', 'x', 0, '', '', boundaries, [[0, value]]]);
 
   it.each([
     [
       body(['sent', 'h', 0, '', '', null, []]),
-      'meter 0 metric 0 kind: expected one of s, u, g, l, x',
+      'meter 0 metric 0 kind: expected one of s, u, g, x',
     ],
     [
       body(['sent', 's', 0, '', '', [1], []]),
@@ -138,7 +175,7 @@ describe('decodeCumulative', () => {
       'meter 0 metric 0 description: expected a string',
     ],
     [
-      body(['sent', 's', 0, '', '', null, [[{ host_type: 'a' }, '7']]]),
+      body(['sent', 's', 0, '', '', null, [[0, '7']]]),
       'meter 0 metric 0 point 0 value: expected a number or null',
     ],
     [
@@ -153,8 +190,11 @@ describe('decodeCumulative', () => {
       histogram([1, 2], [2, 1, 1, 1, [1, 1]]),
       'meter 0 metric 0 point 0 value counts: expected an array of 3 items',
     ],
-    [JSON.stringify({ v: 1, s: [] }), 'body.c: expected an array'],
+    [JSON.stringify({ v: 2, a: [], s: [] }), 'body.c: expected an array'],
   ])('should refuse %s', (text, message) => {
-    expect(() => decodeCumulative(text)).toThrow(new WireError(message));
+    const [where, expected] = message.split(': expected ');
+    expect(() => decodeCumulative(text)).toThrow(
+      new WireError(where!, expected!)
+    );
   });
 });

@@ -23,6 +23,11 @@ describe('encodeCollection', () => {
         name => name !== 'left-out'
       );
       expect(refused).toEqual([]);
+      // Each distinct attribute set once, whatever number of instruments share it.
+      expect(JSON.parse(body).a).toEqual([
+        { host_type: 'a' },
+        { host_type: 'b' },
+      ]);
       const decoded = decodeCollection(body);
       expect(decoded.scopeMetrics).toHaveLength(1);
       const [scope] = decoded.scopeMetrics;
@@ -51,48 +56,62 @@ describe('encodeCollection', () => {
 describe('decodeCollection', () => {
   const point = (value: unknown): string =>
     JSON.stringify({
-      v: 1,
-      s: [
-        [
-          'app',
-          null,
-          null,
-          [['sent', 's', 1, 0, [[{ host_type: 'a' }, value]]]],
-        ],
-      ],
+      v: 2,
+      a: [{ host_type: 'a' }],
+      s: [['app', null, null, [['sent', 's', 1, [[0, value]]]]]],
     });
   it.each([
-    ['{"v":2,"s":[]}', 'body.v: expected 1'],
-    ['[]', 'body.v: expected 1'],
-    ['{"v":1,"s":{}}', 'body.s: expected an array'],
+    ['{"v":1,"s":[]}', 'body.v: expected 2'],
+    ['[]', 'body.v: expected 2'],
+    ['{"v":2,"a":[],"s":{}}', 'body.s: expected an array'],
+    ['{"v":2,"s":[]}', 'body.a: expected an array'],
     [
-      '{"v":1,"s":[["",null,null,[]]]}',
+      '{"v":2,"a":[],"s":[["",null,null,[]]]}',
       'meter 0 name: expected a non-empty string',
     ],
     [point('7'), 'meter 0 metric 0 point 0 value: expected a number or null'],
     [
       JSON.stringify({
-        v: 1,
-        s: [['app', null, null, [['sent', 'x', 1, 0, []]]]],
+        v: 2,
+        a: [],
+        s: [['app', null, null, [['sent', 'x', 1, []]]]],
       }),
       'meter 0 metric 0 kind: expected one of s, u, g, l, h',
     ],
     [
       JSON.stringify({
-        v: 1,
-        s: [['app', null, null, [['sent', 's', 1, 0, [[{ a: { b: 1 } }, 1]]]]]],
+        v: 2,
+        a: [{ a: { b: 1 } }],
+        s: [['app', null, null, [['sent', 's', 1, [[0, 1]]]]]],
       }),
-      'meter 0 metric 0 point 0 attributes.a: expected a string, finite number, boolean or an array',
+      'body.a 0.a: expected a string, finite number, boolean or an array',
     ],
     [
       JSON.stringify({
-        v: 1,
+        v: 2,
+        a: [{ host_type: 'a' }],
+        s: [['app', null, null, [['sent', 's', 1, [[1, 1]]]]]],
+      }),
+      'meter 0 metric 0 point 0 attributes: expected an index into body.a, below 1',
+    ],
+    [
+      JSON.stringify({
+        v: 2,
+        a: [],
+        s: [['app', null, null, [['sent', 's', 1, [[0]]]]]],
+      }),
+      'meter 0 metric 0 point 0: expected an array of 2 items',
+    ],
+    [
+      JSON.stringify({
+        v: 2,
+        a: [{}],
         s: [
           [
             'app',
             null,
             null,
-            [['h', 'h', 0, 0, [[{}, [5, 1, 1, 1, 0, 0, 0, [1], 0, []]]]]],
+            [['h', 'h', 0, [[0, [5, 1, 1, 1, 0, 0, 0, [1], 0, []]]]]],
           ],
         ],
       }),
@@ -100,20 +119,24 @@ describe('decodeCollection', () => {
     ],
     [
       JSON.stringify({
-        v: 1,
+        v: 2,
+        a: [{}],
         s: [
           [
             'app',
             null,
             null,
-            [['h', 'h', 0, 0, [[{}, [1, 1, 1, 1, 99, 0, 0, [1], 0, []]]]]],
+            [['h', 'h', 0, [[0, [1, 1, 1, 1, 99, 0, 0, [1], 0, []]]]]],
           ],
         ],
       }),
       'meter 0 metric 0 point 0 value scale: expected an integer from -10 to 20',
     ],
   ])('should refuse %s, naming the field', (body, message) => {
-    expect(() => decodeCollection(body)).toThrow(new WireError(message));
+    const [where, expected] = message.split(': expected ');
+    expect(() => decodeCollection(body)).toThrow(
+      new WireError(where!, expected!)
+    );
   });
 
   it('should refuse text that is not JSON', () => {

@@ -1,4 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import {
+  benchCluster,
+  CLUSTER_WORKERS,
+  clusterTable,
+  clusterTarget,
+  type ClusterResult,
+} from './cluster';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,7 +29,7 @@ import {
 } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --cluster L|none]`
  * (needs wrk: `apt-get install -y wrk`).
  *
  * Last for each scale (alone with `--host-only`): what the host application feels, the event
@@ -38,6 +45,9 @@ import {
  * deprecation headers too, and the endpoint with deprecation headers alone and with usage
  * telemetry alone, to show what each costs. Prints one table of
  * throughput and one of the reader's own costs, and writes the numbers to .bench/results.json.
+ *
+ * Last of all, the cluster case (cluster.ts, at scale L unless `--cluster` names another or
+ * none): 4 `node:cluster` workers served by their primary.
  */
 
 interface Options {
@@ -51,6 +61,8 @@ interface Options {
   variants: boolean;
   /** Only what the host application feels (loop delay, a static route's latency) per reader. */
   hostOnly: boolean;
+  /** The scale of the cluster case (cluster.ts), run last; none with `--cluster none` or `--host-only`. */
+  cluster: ScaleName | 'none';
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -62,6 +74,7 @@ function parseOptions(argv: readonly string[]): Options {
     histogramBuckets: undefined,
     variants: false,
     hostOnly: false,
+    cluster: 'L',
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -103,9 +116,19 @@ function parseOptions(argv: readonly string[]): Options {
       case '--host-only':
         options.hostOnly = true;
         break;
+      case '--cluster': {
+        const scale = (value ?? '').toUpperCase();
+        if (scale !== 'NONE' && !isScaleName(scale))
+          throw new Error(
+            `--cluster: unknown scale ${value} (S, M, L, XL, none)`
+          );
+        options.cluster = scale === 'NONE' ? 'none' : scale;
+        i++;
+        break;
+      }
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --cluster S|M|L|XL|none)`
         );
     }
   }
@@ -625,6 +648,16 @@ async function main(): Promise<void> {
     log(`[${name}] the host's event loop: legacy reader, then baseline reader`);
     hostRows.push(...(await measureHostFeel(SCALES[name], options)));
   }
+  let clusterResult: ClusterResult | undefined;
+  if (options.cluster !== 'none' && !options.hostOnly) {
+    log(`[cluster] ${CLUSTER_WORKERS} workers at scale ${options.cluster}`);
+    clusterResult = await benchCluster({
+      scale: options.cluster,
+      seconds: Math.max(2, Math.round(options.seconds / 2)),
+      rounds: 4,
+      connections: 16,
+    });
+  }
   const minutes = (performance.now() - started) / 60_000;
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
   const out = [
@@ -648,13 +681,20 @@ async function main(): Promise<void> {
     `What the host feels (a static route under wrk load for ${options.seconds} s, the event loop sampled at 1 ms):`,
     '',
     hostFeelTable(hostRows),
+    ...(clusterResult === undefined
+      ? []
+      : ['', clusterTable(clusterResult), '', clusterTarget(clusterResult)]),
   ].join('\n');
   process.stdout.write(`${out}\n`);
   const dir = resolve(HERE, '../..');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'results.json'),
-    JSON.stringify({ machine, options, rows, summaries, hostRows }, null, 2)
+    JSON.stringify(
+      { machine, options, rows, summaries, hostRows, cluster: clusterResult },
+      null,
+      2
+    )
   );
 }
 

@@ -11,10 +11,10 @@ import {
   type Placement,
 } from './expositionIndex';
 import { groupsOf } from './comparedGroups';
-import { readExposition as readFromServer } from './readExposition';
 import {
   fetchMetricsMap,
   legacyBase,
+  readExposition as readFromServer,
   type LegacyMetricValue,
 } from './fetchServer';
 import { compareKey, notComparedReason, type KeyResult } from './keyComparison';

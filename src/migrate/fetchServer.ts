@@ -4,6 +4,7 @@
  */
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
+import type { ExpositionIndex, ExpositionRead } from './expositionIndex';
 import { MigrationError } from './MigrationError';
 import { readLimits, type ReadLimits } from './readLimits';
 
@@ -28,23 +29,6 @@ export interface LegacyListing {
   readonly global: readonly string[];
 }
 
-/** GETs a URL within the limits; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
-async function fetchText(
-  url: string,
-  accept: string,
-  options: ServerReadOptions = {},
-  kind: 'json' | 'exposition' = 'json'
-): Promise<string | undefined> {
-  const limits = options.limits ?? readLimits();
-  const result = await boundedGet(url, {
-    accept,
-    tool: options.tool,
-    limits,
-    maxBytes: kind === 'json' ? limits.maxJsonBytes : limits.maxExpositionBytes,
-  });
-  return result.status === 404 ? undefined : result.body;
-}
-
 function describeJson(value: unknown): string {
   if (value === null) return 'JSON null';
   if (Array.isArray(value)) return 'a JSON array';
@@ -56,11 +40,17 @@ async function fetchLegacyJson(
   url: string,
   options: ServerReadOptions = {}
 ): Promise<Record<string, unknown> | undefined> {
-  const text = await fetchText(url, 'application/json', options);
-  if (text === undefined) return undefined;
+  const limits = options.limits ?? readLimits();
+  const result = await boundedGet(url, {
+    accept: 'application/json',
+    tool: options.tool,
+    limits,
+    maxBytes: limits.maxJsonBytes,
+  });
+  if (result.status === 404) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text) as unknown;
+    value = JSON.parse(result.body) as unknown;
   } catch {
     throw new MigrationError(
       `${url}: found a body that is not JSON, expected the legacy metrics API`
@@ -139,4 +129,42 @@ export async function fetchMetricsMap(
         !Array.isArray(entry[1])
     )
   );
+}
+
+/**
+ * Reads the exposition at `url` into `index` as it arrives; fails with a MigrationError naming
+ * the URL.
+ */
+export async function readExposition(
+  url: string,
+  index: ExpositionIndex
+): Promise<ExpositionRead> {
+  const parse = index.begin(Date.now());
+  const unreadable = (error: unknown): MigrationError =>
+    new MigrationError(
+      `${url}: ${(error as Error).message}, expected a Prometheus exposition`
+    );
+  const limits = readLimits();
+  const result = await boundedGet(url, {
+    accept: 'text/plain;version=0.0.4',
+    tool: 'compare',
+    limits,
+    maxBytes: limits.maxExpositionBytes,
+    onText: text => {
+      try {
+        parse.write(text);
+      } catch (error) {
+        throw unreadable(error);
+      }
+    },
+  });
+  if (result.status === 404)
+    throw new MigrationError(
+      `${url}: found a 404, expected a Prometheus exposition`
+    );
+  try {
+    return parse.end();
+  } catch (error) {
+    throw unreadable(error);
+  }
 }

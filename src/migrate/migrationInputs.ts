@@ -8,6 +8,7 @@ import {
   fetchListing,
   fetchMetricsMap,
   legacyBase,
+  readExposition,
   type LegacyListing,
   type LegacyMetricValue,
 } from './fetchServer';
@@ -15,7 +16,6 @@ import type { CurlJsonPoller } from './curlJsonPoller';
 import { groupOfSegment, parseLegacyUrl, type LegacyTarget } from './legacyUrl';
 import { MigrationError } from './MigrationError';
 import type { Finding, MigrationOptions } from './migrationPlan';
-import { readExposition } from './readExposition';
 import { SeriesMatcher } from './seriesMatch';
 
 const { port: DEFAULT_PROMETHEUS_PORT, endpoint: DEFAULT_PROMETHEUS_PATH } =

@@ -95,8 +95,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     );
     printStartup(options, running.listeners, running.prometheusUrl);
     return {
-      listeners: running.listeners,
-      prometheusUrl: running.prometheusUrl,
+      ...running,
       stop: () => running.stop(DEFAULT_DEMO_OPTIONS.graceMs),
     };
   }

@@ -6,15 +6,14 @@ import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
 import type { ExpositionIndex, ExpositionRead } from './expositionIndex';
 import { MigrationError } from './MigrationError';
-import { readLimits, type ReadLimits } from './readLimits';
+import { readLimits } from './readLimits';
 
 /**
  * How one of the tools reads a server: the tool named in the User-Agent (`compare` passes
- * `{ tool: 'compare' }`), and the limits (by default, those of the environment: see readLimits).
+ * `{ tool: 'compare' }`). The limits are those of the environment (see readLimits).
  */
 export interface ServerReadOptions {
   readonly tool?: MigrationTool;
-  readonly limits?: ReadLimits;
 }
 
 /** A legacy metric value: datapoint name → number (or the original's `[]`, `"undefined"`…). */
@@ -40,7 +39,7 @@ async function fetchLegacyJson(
   url: string,
   options: ServerReadOptions = {}
 ): Promise<Record<string, unknown> | undefined> {
-  const limits = options.limits ?? readLimits();
+  const limits = readLimits();
   const result = await boundedGet(url, {
     accept: 'application/json',
     tool: options.tool,

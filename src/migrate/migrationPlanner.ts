@@ -186,13 +186,14 @@ export function planFromInputs(
           });
           continue;
         }
-        const parts = rules.get(record) ?? {
+        const parts: RuleParts = rules.get(record) ?? {
           series,
           field,
           placements: new Map(),
         };
         rules.set(record, parts);
-        const groups = parts.placements.get(placement.label) ?? new Set();
+        const groups =
+          parts.placements.get(placement.label) ?? new Set<string>();
         if (group !== undefined) groups.add(group);
         parts.placements.set(placement.label, groups);
       }

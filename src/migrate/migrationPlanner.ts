@@ -11,7 +11,7 @@ import type {
   CurlJsonPoller,
   CurlJsonUrl,
 } from './curlJsonPoller';
-import { HistogramBuckets } from './histogramBuckets';
+import { HistogramBuckets } from './percentileBuckets';
 import { KeyTree, keyShapeOk } from './keyTree';
 import { parseLegacyUrl, type LegacyTarget } from './legacyUrl';
 import { catalogOf, explicitCatalog, type Catalog } from './metricCatalog';

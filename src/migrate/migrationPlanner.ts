@@ -77,8 +77,12 @@ function urlCatalog(
   return { catalog: catalogOf(values), group: map.group };
 }
 
-/** Plans the migration of `poller` from what was read (see readMigrationInputs). */
-export function planFromInputs(
+/**
+ * Plans the migration of `poller` from what was read (see readMigrationInputs): with the server,
+ * over its listing, its maps and its exposition; without it, expanding wildcards over the names
+ * the file itself names.
+ */
+export function planMigration(
   poller: CurlJsonPoller,
   inputs: MigrationInputs
 ): MigrationPlan {

@@ -265,15 +265,9 @@ export async function compareServers(
       slowestRead = Math.max(slowestRead, took);
       // A large exposition keeps the server busy while it is written: leave the legacy API most
       // of the server's time, and read once more at once when the legacy side is done.
-      if (fetching)
-        await sleep(
-          Math.max(
-            0,
-            startedAt +
-              Math.max(SAMPLE_INTERVAL_MS, READ_SHARE * took) -
-              Date.now()
-          )
-        );
+      const nextReadAt =
+        startedAt + Math.max(SAMPLE_INTERVAL_MS, READ_SHARE * took);
+      if (fetching) await sleep(Math.max(0, nextReadAt - Date.now()));
     }
     await legacy;
   };

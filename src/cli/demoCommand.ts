@@ -102,8 +102,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   // The one-call setup: the legacy reader, Prometheus, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: DEMO_HOST_TYPES },
-    prometheus:
-      options.prometheus === false ? false : { ...options.prometheus },
+    prometheus: options.prometheus ?? {},
   });
   const legacy = await startLegacyMetricsListeners(
     telemetry.legacyReader,

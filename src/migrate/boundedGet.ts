@@ -211,19 +211,18 @@ async function readBody(
   }
   const text = new StringDecoder('utf8');
   let body = '';
+  const onText = options.onText ?? ((piece: string) => (body += piece));
   let bytes = 0;
   try {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
         bytes += chunk.length;
         if (bytes > options.maxBytes) return callback(tooBig);
-        if (options.onText === undefined) body += text.write(chunk);
-        else
-          try {
-            options.onText(text.write(chunk));
-          } catch (error) {
-            return callback(error as Error);
-          }
+        try {
+          onText(text.write(chunk));
+        } catch (error) {
+          return callback(error as Error);
+        }
         callback();
       },
     });
@@ -237,7 +236,6 @@ async function readBody(
         : `${url}: the body ended early (${code}), expected all of it`
     );
   }
-  if (options.onText === undefined) return body + text.end();
-  options.onText(text.end());
-  return '';
+  onText(text.end());
+  return body;
 }

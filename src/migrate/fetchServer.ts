@@ -139,31 +139,27 @@ export async function readExposition(
   index: ExpositionIndex
 ): Promise<ExpositionRead> {
   const parse = index.begin(Date.now());
-  const unreadable = (error: unknown): MigrationError =>
-    new MigrationError(
-      `${url}: ${(error as Error).message}, expected a Prometheus exposition`
-    );
+  /** A step of the parse, its failure said as a MigrationError naming the URL. */
+  const readable = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      throw new MigrationError(
+        `${url}: ${(error as Error).message}, expected a Prometheus exposition`
+      );
+    }
+  };
   const limits = readLimits();
   const result = await boundedGet(url, {
     accept: 'text/plain;version=0.0.4',
     tool: 'compare',
     limits,
     maxBytes: limits.maxExpositionBytes,
-    onText: text => {
-      try {
-        parse.write(text);
-      } catch (error) {
-        throw unreadable(error);
-      }
-    },
+    onText: text => readable(() => parse.write(text)),
   });
   if (result.status === 404)
     throw new MigrationError(
       `${url}: found a 404, expected a Prometheus exposition`
     );
-  try {
-    return parse.end();
-  } catch (error) {
-    throw unreadable(error);
-  }
+  return readable(() => parse.end());
 }

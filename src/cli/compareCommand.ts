@@ -44,13 +44,10 @@ function url(
     throw new UsageError(
       `compare: found no --${option}, expected --${option} URL (e.g. ${example})`
     );
-  try {
-    new URL(value);
-  } catch {
+  if (!URL.canParse(value))
     throw new UsageError(
       `compare: --${option}: found ${JSON.stringify(value)}, expected a URL such as ${example}`
     );
-  }
   return value;
 }
 

@@ -82,14 +82,11 @@ function errorCode(error: unknown): string {
 }
 
 function parseUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
+  if (!URL.canParse(url))
     throw new MigrationError(
       `${JSON.stringify(url)}: found no URL, expected one such as http://127.0.0.1:8088/api`
     );
-  }
+  const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new MigrationError(
       `${url}: found the scheme ${parsed.protocol.slice(0, -1)}, expected http or https`

@@ -36,12 +36,8 @@ export interface LegacyTarget {
 
 /** Reads a legacy API URL: `…/metrics/host_type/<x>[/<metric>]`, `…/metrics/global[/<metric>]`, `…/metrics/all[/<metric>]`. */
 export function parseLegacyUrl(url: string): LegacyTarget | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
   const segments = parsed.pathname.replace(/\/+$/, '').split('/');
   const metricsAt = segments.lastIndexOf('metrics');
   if (metricsAt === -1) return undefined;

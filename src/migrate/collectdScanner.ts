@@ -22,6 +22,7 @@ export type TokenType =
 export interface Token {
   readonly type: TokenType;
   readonly text: string;
+  /** What a NUMBER, BOOLEAN or string token says; none for line ends and brackets. */
   readonly value?: CollectdValue;
   readonly line: number;
 }

@@ -38,6 +38,7 @@ export function labelSetKey(labels: Readonly<Record<string, string>>): string {
   return pairsKey(Object.entries(labels));
 }
 
+/** The same text from [name, value] pairs, which it sorts in place. */
 function pairsKey(pairs: [string, string][]): string {
   pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   // Joined, not concatenated: a flat string, where `+=` would keep a tree of pieces per key.

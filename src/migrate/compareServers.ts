@@ -10,9 +10,9 @@ import {
   type ExpositionRead,
   type Placement,
 } from './expositionIndex';
-import { groupsOf } from './comparedGroups';
 import {
   fetchMetricsMap,
+  groupsOf,
   legacyBase,
   readExposition as readFromServer,
   type LegacyMetricValue,

@@ -1,10 +1,17 @@
 /**
- * Reading a live server for the migration tools: the legacy API's listing and maps, and the
- * Prometheus exposition of the same instruments.
+ * Reading a live server for the migration tools: the legacy API's listing and maps (for
+ * `compare`, each host type or host the listing names, or those asked for, and the global
+ * metrics, each with its own placement, whatever its name), and the Prometheus exposition of the
+ * same instruments.
  */
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
-import type { ExpositionIndex, ExpositionRead } from './expositionIndex';
+import type {
+  ExpositionIndex,
+  ExpositionRead,
+  Placement,
+} from './expositionIndex';
+import { groupOfSegment } from './legacyUrl';
 import { MigrationError } from './MigrationError';
 import { readLimits } from './readLimits';
 
@@ -104,6 +111,48 @@ export async function fetchListing(
     metrics: withoutInBandMetric((body!.metrics as unknown[]).map(String)),
     global: withoutInBandMetric((body!.global as unknown[]).map(String)),
   };
+}
+
+/** One legacy map to compare: its name, where its series are, and its URL. */
+export interface Group {
+  readonly name: string;
+  readonly placement: Placement;
+  readonly url: string;
+}
+
+/** The groups to compare: the listing's (or those asked for), then the global metrics. */
+export async function groupsOf(
+  hostTypes: readonly string[] | undefined,
+  base: string
+): Promise<{ listing: LegacyListing; groups: Group[] }> {
+  const listing = await fetchListing(base, { tool: 'compare' });
+  const url = (name: string): string =>
+    `${base}/metrics/${listing.variant}/${encodeURIComponent(name)}`;
+  const named = (name: string): Group => ({
+    name,
+    placement: { label: listing.variant, value: name },
+    url: url(name),
+  });
+  let groups: Group[];
+  if (hostTypes !== undefined && hostTypes.length > 0)
+    groups = hostTypes.map(name => {
+      const raw = groupOfSegment(listing.groups, name);
+      if (raw === undefined)
+        throw new MigrationError(
+          `--host-type: found ${JSON.stringify(name)}, expected one of ${listing.groups.map(g => JSON.stringify(g)).join(', ')}`
+        );
+      return named(raw);
+    });
+  else
+    groups = [
+      ...listing.groups.map(named),
+      {
+        name: 'global',
+        placement: { label: 'global' },
+        url: `${base}/metrics/global`,
+      },
+    ];
+  return { listing, groups };
 }
 
 /** Reads a map endpoint (`/metrics/host_type/x`, `/metrics/global`); undefined on a 404. */

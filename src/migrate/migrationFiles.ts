@@ -23,13 +23,9 @@ export const JOB_NAME = 'messaging-server';
 /** The rule group's name. */
 export const RULE_GROUP = 'legacy-metrics-api';
 
-function seconds(s: number): string {
-  return `${s}s`;
-}
-
 /** A complete Prometheus configuration scraping the server's Prometheus endpoint and loading rules.yml. */
 export function prometheusYml(plan: MigrationPlan): string {
-  const interval = seconds(plan.intervalS);
+  const interval = `${plan.intervalS}s`;
   const byPath = new Map<string, URL[]>();
   for (const target of plan.prometheusTargets) {
     const key = `${target.protocol}${target.pathname}`;
@@ -39,7 +35,7 @@ export function prometheusYml(plan: MigrationPlan): string {
     global: {
       scrape_interval: interval,
       // scrape_timeout may not exceed scrape_interval.
-      scrape_timeout: seconds(Math.min(plan.intervalS, 10)),
+      scrape_timeout: `${Math.min(plan.intervalS, 10)}s`,
       evaluation_interval: interval,
     },
     rule_files: ['rules.yml'],
@@ -67,7 +63,7 @@ export function rulesYml(plan: MigrationPlan): string {
           groups: [
             {
               name: RULE_GROUP,
-              interval: seconds(plan.intervalS),
+              interval: `${plan.intervalS}s`,
               rules: plan.rules.map(rule => ({
                 record: rule.record,
                 expr: rule.expr,

@@ -5,16 +5,15 @@
  */
 import type { CompareProgress } from '../migrate/compareServers';
 import { SAMPLE_INTERVAL_MS } from '../migrate/compareTolerances';
-import type { CliIo } from './cliCommand';
-import { compareInWorker } from './compareInWorker';
-import { EXIT_DISAGREE, runComparison } from './compareRun';
+import type { CliCommand } from './cliCommand';
+import { compareInWorker, runComparison } from './compareRun';
 import {
   LEGACY_URL_HELP,
   LEGACY_URL_OPTIONS,
   legacyUrlOf,
 } from './legacyUrlOption';
 import { parseCommandLine } from './parseCommandLine';
-import { ProgressLine, type ProgressStream } from './progressLine';
+import { ProgressLine } from './progressLine';
 import { UsageError } from './UsageError';
 
 /** `compare --help`. */
@@ -36,8 +35,6 @@ Options:
   --quiet            no progress line on stderr (shown on a terminal after two seconds)
   -h, --help         Show this help`;
 
-export { EXIT_DISAGREE };
-
 function url(
   option: string,
   value: string | undefined,
@@ -47,37 +44,24 @@ function url(
     throw new UsageError(
       `compare: found no --${option}, expected --${option} URL (e.g. ${example})`
     );
-  try {
-    new URL(value);
-  } catch {
+  if (!URL.canParse(value))
     throw new UsageError(
       `compare: --${option}: found ${JSON.stringify(value)}, expected a URL such as ${example}`
     );
-  }
   return value;
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
 /**
- * Where the comparison runs: in a worker thread with a capped young generation (the built
- * command's choice: its peak memory), or in this thread (where no built worker script exists,
- * as under ts-jest).
+ * Where the comparison runs: the built command runs it in a worker thread with a capped young
+ * generation (its peak memory), its TypeScript source (as under ts-jest, where no built worker
+ * script exists) in this thread.
  */
-export type CompareThread = 'worker' | 'in-process';
-
-/** The built module runs the comparison in a worker; its TypeScript source, in-process. */
-const DEFAULT_THREAD: CompareThread = __filename.endsWith('.js')
-  ? 'worker'
-  : 'in-process';
+const runInWorker = __filename.endsWith('.js');
 
 /** Runs `compare`; resolves to the exit status. */
-export async function compareCommand(
-  args: string[],
-  { out }: CliIo,
-  progressStream: ProgressStream = process.stderr,
-  thread: CompareThread = DEFAULT_THREAD
-): Promise<number> {
+export const compareCommand: CliCommand = async (args, { out }) => {
   const { values } = parseCommandLine('compare', args, {
     options: {
       ...LEGACY_URL_OPTIONS,
@@ -102,7 +86,7 @@ export async function compareCommand(
     values.prometheus as string | undefined,
     'http://127.0.0.1:9464/metrics'
   );
-  const progress = new ProgressLine(progressStream, values.quiet === true);
+  const progress = new ProgressLine(process.stderr, values.quiet === true);
   const onProgress = (p: CompareProgress): void =>
     progress.update(
       () =>
@@ -122,7 +106,7 @@ export async function compareCommand(
     out(line);
   };
   try {
-    return await (thread === 'worker' ? compareInWorker : runComparison)(
+    return await (runInWorker ? compareInWorker : runComparison)(
       request,
       print,
       onProgress
@@ -130,4 +114,4 @@ export async function compareCommand(
   } finally {
     progress.done();
   }
-}
+};

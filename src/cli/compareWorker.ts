@@ -1,11 +1,14 @@
 /**
- * The worker of `compare` (started by compareInWorker): runs the comparison and sends its
+ * The worker of `compare` (started by compareInWorker in compareRun): runs the comparison and sends its
  * progress, its output lines in batches, then its exit status or its error to the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { LegacyApiError } from '../errors';
-import { runComparison, type CompareRequest } from './compareRun';
-import type { WorkerMessage } from './compareInWorker';
+import {
+  runComparison,
+  type CompareRequest,
+  type WorkerMessage,
+} from './compareRun';
 
 /** Output lines sent in one message: few messages, no large copy held twice. */
 const LINES_PER_MESSAGE = 2_000;

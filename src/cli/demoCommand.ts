@@ -95,16 +95,14 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     );
     printStartup(options, running.listeners, running.prometheusUrl);
     return {
-      listeners: running.listeners,
-      prometheusUrl: running.prometheusUrl,
+      ...running,
       stop: () => running.stop(DEFAULT_DEMO_OPTIONS.graceMs),
     };
   }
   // The one-call setup: the legacy reader, Prometheus, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({
     legacy: { hostTypes: DEMO_HOST_TYPES },
-    prometheus:
-      options.prometheus === false ? false : { ...options.prometheus },
+    prometheus: options.prometheus ?? {},
   });
   const legacy = await startLegacyMetricsListeners(
     telemetry.legacyReader,

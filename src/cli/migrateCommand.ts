@@ -7,7 +7,8 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCurlJsonPoller } from '../migrate/curlJsonPoller';
 import { MIGRATION_FILES, migrationFiles } from '../migrate/migrationFiles';
-import { planMigration } from '../migrate/migrationPlan';
+import { readMigrationInputs } from '../migrate/migrationInputs';
+import { planMigration } from '../migrate/migrationPlanner';
 import type { CliCommand } from './cliCommand';
 import { LEGACY_URL_OPTIONS, legacyUrlOf } from './legacyUrlOption';
 import { parseCommandLine } from './parseCommandLine';
@@ -54,7 +55,8 @@ export const migrateCommand: CliCommand = async (args, { out }) => {
         `migrate: found an empty --${name}, expected a value`
       );
   const poller = readCurlJsonPoller(positional!);
-  const plan = await planMigration(poller, { legacy, prometheus });
+  const inputs = await readMigrationInputs(poller, { legacy, prometheus });
+  const plan = planMigration(poller, inputs);
   const files = migrationFiles(plan);
   if (dir === undefined) {
     for (const name of MIGRATION_FILES) {

@@ -39,6 +39,14 @@ export interface ParsedCommandLine {
 
 const HELP: CommandOption = { type: 'boolean', short: 'h' };
 
+type ParseArgsOptions = Readonly<Record<string, CommandOption>>;
+
+/** The options and positionals found, before the positionals are checked. */
+interface FoundOnLine {
+  readonly values: ParsedCommandLine['values'];
+  readonly positionals: readonly string[];
+}
+
 /**
  * Reads `args` with `node:util`'s parseArgs and turns every mistake into a one-line
  * {@link UsageError} naming the command, what was found and what was expected.
@@ -51,19 +59,22 @@ export function parseCommandLine(
 ): ParsedCommandLine {
   // parseArgs ignores what it does not know of an option, such as valueName.
   const options = { ...spec.options, help: HELP };
-  const line = spec.parseArgsMessages
+  const { values, positionals } = spec.parseArgsMessages
     ? parseStrictly(command, args, options, spec)
     : parseLeniently(command, args, options, spec);
-  if (line.values.help === true) return line;
+  if (values.help === true) return { values, positional: undefined };
   const { name, required } = spec.positional ?? {};
-  if (line.positional === undefined && required !== undefined)
+  const max = name === undefined ? 0 : 1;
+  if (positionals.length > max)
+    throw new UsageError(
+      `${command}: unexpected argument ${JSON.stringify(positionals[max])}; ${name === undefined ? expectedOptions(spec) : `expected a single ${name}`}`
+    );
+  if (positionals.length === 0 && required !== undefined)
     throw new UsageError(
       `${command}: found no ${name}, expected 'legacy-metrics-api ${command} ${name}'${required}`
     );
-  return line;
+  return { values, positional: positionals[0] };
 }
-
-type ParseArgsOptions = Readonly<Record<string, CommandOption>>;
 
 /** parseArgs' own checks, its message made ours by a pointer to the command's help. */
 function parseStrictly(
@@ -71,40 +82,29 @@ function parseStrictly(
   args: readonly string[],
   options: ParseArgsOptions,
   spec: CommandLineSpec
-): ParsedCommandLine {
-  let parsed;
+): FoundOnLine {
   try {
-    parsed = parseArgs({
+    const { values, positionals } = parseArgs({
       args: [...args],
       options,
       strict: true,
       allowPositionals: spec.positional !== undefined,
     });
+    return { values: values as ParsedCommandLine['values'], positionals };
   } catch (error) {
     throw new UsageError(
       `${command}: ${(error as Error).message.split('\n')[0]}; see 'legacy-metrics-api ${command} --help'`
     );
   }
-  const values = parsed.values as ParsedCommandLine['values'];
-  if (values.help === true) return { values, positional: undefined };
-  return {
-    values,
-    positional: singlePositional(command, parsed.positionals, spec),
-  };
 }
 
-function singlePositional(
-  command: string,
-  found: readonly string[],
-  spec: CommandLineSpec,
-  expected = `expected a single ${spec.positional?.name}`
-): string | undefined {
-  const max = spec.positional === undefined ? 0 : 1;
-  if (found.length > max)
-    throw new UsageError(
-      `${command}: unexpected argument ${JSON.stringify(found[max])}; ${expected}`
-    );
-  return found[0];
+/** `expected --config FILE, --workers N or --help`: what a command takes. */
+function expectedOptions(spec: CommandLineSpec): string {
+  const usages = Object.entries(spec.options).map(([name, option]) =>
+    usageOf(name, option)
+  );
+  if (spec.positional !== undefined) usages.push(spec.positional.name);
+  return `expected ${[...usages, '--help'].join(', ').replace(/, (--help)$/, ' or $1')}`;
 }
 
 /**
@@ -116,7 +116,7 @@ function parseLeniently(
   args: readonly string[],
   options: ParseArgsOptions,
   spec: CommandLineSpec
-): ParsedCommandLine {
+): FoundOnLine {
   const { tokens } = parseArgs({
     args: [...args],
     options,
@@ -126,21 +126,16 @@ function parseLeniently(
   });
   // Help wins over any other mistake on the line, as it always has.
   if (tokens.some(token => token.kind === 'option' && token.name === 'help'))
-    return { values: { help: true }, positional: undefined };
-  const usages = Object.entries(spec.options).map(([name, option]) =>
-    usageOf(name, option)
-  );
-  if (spec.positional !== undefined) usages.push(spec.positional.name);
-  const expected = `expected ${[...usages, '--help'].join(', ').replace(/, (--help)$/, ' or $1')}`;
+    return { values: { help: true }, positionals: [] };
   const values: Record<string, string | boolean | undefined> = {};
-  const found: string[] = [];
+  const positionals: string[] = [];
   for (const token of tokens) {
-    if (token.kind === 'positional') found.push(token.value);
+    if (token.kind === 'positional') positionals.push(token.value);
     if (token.kind !== 'option') continue;
     const option = spec.options[token.name];
     if (option === undefined)
       throw new UsageError(
-        `${command}: unknown option ${JSON.stringify(token.rawName)}; ${expected}`
+        `${command}: unknown option ${JSON.stringify(token.rawName)}; ${expectedOptions(spec)}`
       );
     const value = optionValue(command, token, option);
     if (values[token.name] !== undefined)
@@ -149,15 +144,7 @@ function parseLeniently(
       );
     values[token.name] = value;
   }
-  return {
-    values,
-    positional: singlePositional(
-      command,
-      found,
-      spec,
-      spec.positional === undefined ? expected : undefined
-    ),
-  };
+  return { values, positionals };
 }
 
 /** What parseArgs' token says of one option. */

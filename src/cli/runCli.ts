@@ -71,18 +71,12 @@ function exitStatusOf(error: unknown, io: CliIo): number {
   return EXIT_USAGE;
 }
 
-const PROCESS_IO: CliIo = {
-  out: line => process.stdout.write(`${line}\n`),
-  err: line => process.stderr.write(`${line}\n`),
-  readStdin: () => readConfigStream(process.stdin, STDIN_NAME),
-};
-
-/** Runs the command line and resolves to the exit status. */
+/** Runs the command line, printing through `out` and `err`, and resolves to the exit status. */
 export async function runCli(
   argv: string[],
-  out: (line: string) => void = PROCESS_IO.out,
-  err: (line: string) => void = PROCESS_IO.err,
-  readStdin: () => Promise<string> = PROCESS_IO.readStdin
+  out: (line: string) => void,
+  err: (line: string) => void,
+  readStdin = (): Promise<string> => readConfigStream(process.stdin, STDIN_NAME)
 ): Promise<number> {
   const [name, ...args] = argv;
   const io: CliIo = { out, err, readStdin };
@@ -95,10 +89,8 @@ export async function runCli(
       out(packageVersion());
       return 0;
     }
-    if (name === '--help' || name === '-h') {
-      out(USAGE);
-      return 0;
-    }
+    // `--help` is `help` with no command, whatever follows it.
+    if (name === '--help' || name === '-h') return await helpCommand([], io);
     if (name === 'help') return await helpCommand(args, io);
     if (name.startsWith('-'))
       throw new UsageError(

@@ -145,39 +145,19 @@ export function startSimulatedMessagingServer(
     sessionCount.add(0, state.attributes);
   }
 
-  meter
-    .createObservableGauge('nodeSessionCount', {
-      description: 'Sessions open on this node',
-      valueType: 0,
-    })
-    .addCallback(result => {
-      result.observe(states.reduce((sum, state) => sum + state.sessions, 0));
-    });
-  meter
-    .createObservableGauge('totalSessionCount', {
-      description: 'Sessions open in the cluster',
-      valueType: 0,
-    })
-    .addCallback(result => {
-      result.observe(states.reduce((sum, state) => sum + state.sessions, 0));
-    });
-  meter
-    .createObservableGauge('uniqueSessionCount', {
-      description: 'Distinct users online',
-      valueType: 0,
-    })
-    .addCallback(result => {
-      result.observe(uniqueUsers);
-    });
-  meter
-    .createObservableGauge('nodeUpTime', {
-      description: 'Seconds since the node started',
-      unit: 's',
-      valueType: 0,
-    })
-    .addCallback(result => {
-      result.observe(Math.floor((Date.now() - startedAt) / 1000));
-    });
+  const openSessions = (): number =>
+    states.reduce((sum, state) => sum + state.sessions, 0);
+  const upTimeS = (): number => Math.floor((Date.now() - startedAt) / 1000);
+  const gauges: [string, string, () => number, string?][] = [
+    ['nodeSessionCount', 'Sessions open on this node', openSessions],
+    ['totalSessionCount', 'Sessions open in the cluster', openSessions],
+    ['uniqueSessionCount', 'Distinct users online', () => uniqueUsers],
+    ['nodeUpTime', 'Seconds since the node started', upTimeS, 's'],
+  ];
+  for (const [name, description, value, unit] of gauges)
+    meter
+      .createObservableGauge(name, { description, unit, valueType: 0 })
+      .addCallback(result => result.observe(value()));
 
   const count = (state: HostTypeState, name: HostTypeCounter, n = 1): void =>
     counters[name].add(n, state.attributes);
@@ -229,10 +209,7 @@ export function startSimulatedMessagingServer(
         count(state, random() < 0.5 ? 'xmppErrorMessage' : 'xmppErrorIq');
       }
     }
-    uniqueUsers = Math.max(
-      0,
-      Math.round(states.reduce((sum, state) => sum + state.sessions, 0) * 0.8)
-    );
+    uniqueUsers = Math.round(openSessions() * 0.8);
   };
 
   const timer = setInterval(step, stepMs);

@@ -82,14 +82,11 @@ function errorCode(error: unknown): string {
 }
 
 function parseUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
+  if (!URL.canParse(url))
     throw new MigrationError(
       `${JSON.stringify(url)}: found no URL, expected one such as http://127.0.0.1:8088/api`
     );
-  }
+  const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new MigrationError(
       `${url}: found the scheme ${parsed.protocol.slice(0, -1)}, expected http or https`
@@ -211,19 +208,18 @@ async function readBody(
   }
   const text = new StringDecoder('utf8');
   let body = '';
+  const onText = options.onText ?? ((piece: string) => (body += piece));
   let bytes = 0;
   try {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
         bytes += chunk.length;
         if (bytes > options.maxBytes) return callback(tooBig);
-        if (options.onText === undefined) body += text.write(chunk);
-        else
-          try {
-            options.onText(text.write(chunk));
-          } catch (error) {
-            return callback(error as Error);
-          }
+        try {
+          onText(text.write(chunk));
+        } catch (error) {
+          return callback(error as Error);
+        }
         callback();
       },
     });
@@ -237,7 +233,6 @@ async function readBody(
         : `${url}: the body ended early (${code}), expected all of it`
     );
   }
-  if (options.onText === undefined) return body + text.end();
-  options.onText(text.end());
-  return '';
+  onText(text.end());
+  return body;
 }

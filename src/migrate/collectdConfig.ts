@@ -73,18 +73,9 @@ class Parser {
 
   private _arguments(): CollectdValue[] {
     const values: CollectdValue[] = [];
-    for (;;) {
-      const token = this._peek();
-      if (
-        token.type === 'NUMBER' ||
-        token.type === 'BOOLEAN' ||
-        token.type === 'QUOTED_STRING' ||
-        token.type === 'UNQUOTED_STRING'
-      ) {
-        values.push(token.value!);
-        this._index++;
-      } else return values;
-    }
+    // NUMBER, BOOLEAN and the strings carry a value; line ends and brackets none.
+    while (this._peek().value !== undefined) values.push(this._next().value!);
+    return values;
   }
 
   private _statements(open: Token | undefined, depth: number): CollectdItem[] {

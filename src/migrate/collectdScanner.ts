@@ -22,6 +22,7 @@ export type TokenType =
 export interface Token {
   readonly type: TokenType;
   readonly text: string;
+  /** What a NUMBER, BOOLEAN or string token says; none for line ends and brackets. */
   readonly value?: CollectdValue;
   readonly line: number;
 }
@@ -105,96 +106,77 @@ export function countLines(text: string): number {
   return lines;
 }
 
+/** The value parser.y reads from a token: none for line ends and brackets. */
+function valueOf(type: TokenType, text: string): CollectdValue | undefined {
+  switch (type) {
+    case 'BOOLEAN':
+      return /^(true|yes|on)$/.test(text);
+    case 'NUMBER':
+      // strtod: hexadecimal is read as such, a leading 0 is not octal.
+      return Number(text);
+    case 'QUOTED_STRING':
+      return unquote(text);
+    case 'UNQUOTED_STRING':
+      return text;
+    default:
+      return undefined;
+  }
+}
+
 /** The tokens of a file's text, ending with EOF. */
-export function tokenize(text: string): Token[] {
+export function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let position = 0;
   let line = 1;
-  while (position < text.length) {
+  while (position < source.length) {
     let best: { rule: Rule; text: string } | undefined;
     for (const rule of RULES) {
       rule.pattern.lastIndex = position;
-      const match = rule.pattern.exec(text);
+      const match = rule.pattern.exec(source);
       if (match !== null && match[0].length > (best?.text.length ?? 0))
         best = { rule, text: match[0] };
     }
     if (best === undefined) {
       // flex's default rule copies an unmatched character to stdout and goes on.
-      if (text[position] === '\n') line++;
+      if (source[position] === '\n') line++;
       position++;
       continue;
     }
     const start = line;
     position += best.text.length;
     line += countLines(best.text);
-    switch (best.rule.type) {
-      case 'SKIP':
-        break;
-      case 'ML_START': {
-        let buffer = best.text.replace(/\\\r?\n$/, '');
-        for (;;) {
-          ML_LEADING_SPACE.lastIndex = position;
-          const space = ML_LEADING_SPACE.exec(text);
-          if (space !== null) position += space[0].length;
-          ML_PART.lastIndex = position;
-          const part = ML_PART.exec(text);
-          if (part === null) {
-            // collectd would wait for a closing part forever: the file ends inside a string.
-            tokens.push({ type: 'EOF', text: '', line });
-            return tokens;
-          }
-          position += part[0].length;
-          line += countLines(part[0]);
-          if (part[0].endsWith('"')) {
-            buffer += part[0];
-            break;
-          }
-          buffer += part[0].replace(/\\\r?\n$/, '');
+    const { type } = best.rule;
+    if (type === 'SKIP') continue;
+    let text = best.text;
+    if (type === 'ML_START') {
+      text = text.replace(/\\\r?\n$/, '');
+      for (;;) {
+        ML_LEADING_SPACE.lastIndex = position;
+        const space = ML_LEADING_SPACE.exec(source);
+        if (space !== null) position += space[0].length;
+        ML_PART.lastIndex = position;
+        const part = ML_PART.exec(source);
+        if (part === null) {
+          // collectd would wait for a closing part forever: the file ends inside a string.
+          tokens.push({ type: 'EOF', text: '', line });
+          return tokens;
         }
-        tokens.push({
-          type: 'QUOTED_STRING',
-          text: buffer,
-          value: unquote(buffer),
-          line: start,
-        });
-        break;
+        position += part[0].length;
+        line += countLines(part[0]);
+        if (part[0].endsWith('"')) {
+          text += part[0];
+          break;
+        }
+        text += part[0].replace(/\\\r?\n$/, '');
       }
-      case 'BOOLEAN':
-        tokens.push({
-          type: 'BOOLEAN',
-          text: best.text,
-          value: /^(true|yes|on)$/.test(best.text),
-          line: start,
-        });
-        break;
-      case 'NUMBER':
-        tokens.push({
-          type: 'NUMBER',
-          text: best.text,
-          // strtod: hexadecimal is read as such, a leading 0 is not octal.
-          value: Number(best.text),
-          line: start,
-        });
-        break;
-      case 'QUOTED_STRING':
-        tokens.push({
-          type: 'QUOTED_STRING',
-          text: best.text,
-          value: unquote(best.text),
-          line: start,
-        });
-        break;
-      case 'UNQUOTED_STRING':
-        tokens.push({
-          type: 'UNQUOTED_STRING',
-          text: best.text,
-          value: best.text,
-          line: start,
-        });
-        break;
-      default:
-        tokens.push({ type: best.rule.type, text: best.text, line: start });
     }
+    const tokenType = type === 'ML_START' ? 'QUOTED_STRING' : type;
+    tokens.push({
+      type: tokenType,
+      text,
+      value: valueOf(tokenType, text),
+      line: start,
+    });
   }
   tokens.push({ type: 'EOF', text: '', line });
   return tokens;

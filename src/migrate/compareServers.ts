@@ -10,11 +10,11 @@ import {
   type ExpositionRead,
   type Placement,
 } from './expositionIndex';
-import { groupsOf } from './comparedGroups';
-import { readExposition as readFromServer } from './readExposition';
 import {
   fetchMetricsMap,
+  groupsOf,
   legacyBase,
+  readExposition as readFromServer,
   type LegacyMetricValue,
 } from './fetchServer';
 import { compareKey, notComparedReason, type KeyResult } from './keyComparison';
@@ -156,16 +156,11 @@ export async function compareServers(
         }
       };
       await Promise.all(Array.from({ length: LEGACY_CONCURRENCY }, worker));
-    })().then(
-      () => {
-        fetching = false;
-        return undefined;
-      },
-      (error: unknown) => {
-        fetching = false;
-        return { error };
-      }
-    );
+    })().finally(() => {
+      fetching = false;
+    });
+    // Its failure is thrown once the reads it answered are compared, not reported as unhandled.
+    void legacy.catch(() => undefined);
     const lateness = (): number => slotMs + TICK_MARGIN_MS + slowestRead;
 
     const settle = (): void => {
@@ -253,7 +248,6 @@ export async function compareServers(
         kept.splice(i, 1);
     };
 
-    let outcome: { error: unknown } | undefined;
     for (;;) {
       settle();
       prune();
@@ -264,27 +258,18 @@ export async function compareServers(
         groups: order.length,
         keys,
       });
-      if (!fetching && answers.length === 0) {
-        outcome = await legacy;
-        break;
-      }
+      if (!fetching && answers.length === 0) break;
       const startedAt = Date.now();
       kept.push(await readExposition());
       const took = Date.now() - startedAt;
       slowestRead = Math.max(slowestRead, took);
       // A large exposition keeps the server busy while it is written: leave the legacy API most
       // of the server's time, and read once more at once when the legacy side is done.
-      if (fetching)
-        await sleep(
-          Math.max(
-            0,
-            startedAt +
-              Math.max(SAMPLE_INTERVAL_MS, READ_SHARE * took) -
-              Date.now()
-          )
-        );
+      const nextReadAt =
+        startedAt + Math.max(SAMPLE_INTERVAL_MS, READ_SHARE * took);
+      if (fetching) await sleep(Math.max(0, nextReadAt - Date.now()));
     }
-    if (outcome !== undefined) throw outcome.error;
+    await legacy;
   };
 
   let wanted = new Map<number, Set<string> | undefined>(

@@ -35,10 +35,14 @@ const TYPE_LINE = /^#\s*TYPE\s+(\S+)\s+(\S+)/;
 
 /** The canonical text of a set of name labels: the slot key's part for them. */
 export function labelSetKey(labels: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(labels).sort();
-  let text = '';
-  for (const key of keys) text += `${key}\u0001${labels[key]!}\u0000`;
-  return text;
+  return pairsKey(Object.entries(labels));
+}
+
+/** The same text from [name, value] pairs, which it sorts in place. */
+function pairsKey(pairs: [string, string][]): string {
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // Joined, not concatenated: a flat string, where `+=` would keep a tree of pieces per key.
+  return pairs.map(([k, v]) => `${k}\u0001${v}\u0000`).join('');
 }
 
 function placementKey(placement: Placement): string {
@@ -117,15 +121,18 @@ export class ExpositionIndex {
 
   /** Declares a family from a `# TYPE` line. */
   _declare(name: string, type: string): void {
-    const found = this._families.get(name);
-    if (found === undefined)
-      this._families.set(name, {
-        name,
-        type,
-        labelSets: new Map(),
-        les: new Map(),
-      });
-    else if (found.type !== type) this._families.set(name, { ...found, type });
+    const found = this._family(name);
+    if (found.type !== type) this._families.set(name, { ...found, type });
+  }
+
+  /** The family `name`, untyped until a `# TYPE` line declares it. */
+  private _family(name: string): ExposedFamily {
+    let found = this._families.get(name);
+    if (found === undefined) {
+      found = { name, type: 'untyped', labelSets: new Map(), les: new Map() };
+      this._families.set(name, found);
+    }
+    return found;
   }
 
   /** The slot of a sample line's series text (`name{labels}`); undefined when never seen. */
@@ -145,26 +152,12 @@ export class ExpositionIndex {
     const name = brace === -1 ? series : series.slice(0, brace);
     const labels = brace === -1 ? [] : parseLabels(series.slice(brace + 1, -1));
     if (name === '' || labels === undefined) throw new Error('unreadable');
-    const families = this._families;
-    const family = (of: string): ExposedFamily => {
-      let found = families.get(of);
-      if (found === undefined) {
-        found = {
-          name: of,
-          type: 'untyped',
-          labelSets: new Map(),
-          les: new Map(),
-        };
-        families.set(of, found);
-      }
-      return found;
-    };
     const suffix = HISTOGRAM_SUFFIXES.find(s => name.endsWith(s));
     const base = suffix === undefined ? name : name.slice(0, -suffix.length);
     const owner =
-      suffix !== undefined && families.get(base)?.type === 'histogram'
-        ? families.get(base)!
-        : family(name);
+      suffix !== undefined && this._families.get(base)?.type === 'histogram'
+        ? this._families.get(base)!
+        : this._family(name);
     let le = '';
     let hostType = '';
     let host = '';
@@ -175,9 +168,7 @@ export class ExpositionIndex {
       else if (pair[0] === HOST_ATTRIBUTE) host = pair[1];
       if (!NON_NAME_LABELS.has(pair[0]) && pair[1] !== '') named.push(pair);
     }
-    named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    // Joined, not concatenated: a flat string, where `+=` would keep a tree of pieces per key.
-    const labelKey = named.map(([k, v]) => `${k}\u0001${v}\u0000`).join('');
+    const labelKey = pairsKey(named);
     const histogram = owner.type === 'histogram';
     if (histogram && name.endsWith('_bucket') && le !== '')
       owner.les.set(parseNumber(le), le);
@@ -256,9 +247,7 @@ export class ExpositionParse {
     }
     if (this._pending.length > 0) {
       this._pending.push(text.slice(0, end));
-      const line = this._pending.join('');
-      this._pending.length = 0;
-      this._line(line, 0, line.length);
+      this._pendingLine();
       start = end + 1;
       end = text.indexOf('\n', start);
     }
@@ -272,15 +261,18 @@ export class ExpositionParse {
 
   /** Reads the last line, if it has no newline, and gives the read. */
   end(): ExpositionRead {
-    if (this._pending.length > 0) {
-      const line = this._pending.join('');
-      this._pending.length = 0;
-      this._line(line, 0, line.length);
-    }
+    if (this._pending.length > 0) this._pendingLine();
     return {
       startedAt: this._startedAt,
       values: this._values.slice(0, this._index.slotCount),
     };
+  }
+
+  /** Reads the line held in pieces. */
+  private _pendingLine(): void {
+    const line = this._pending.join('');
+    this._pending.length = 0;
+    this._line(line, 0, line.length);
   }
 
   private _fail(text: string, start: number, end: number): never {

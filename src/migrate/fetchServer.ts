@@ -1,19 +1,26 @@
 /**
- * Reading a live server for the migration tools: the legacy API's listing and maps, and the
- * Prometheus exposition of the same instruments.
+ * Reading a live server for the migration tools: the legacy API's listing and maps (for
+ * `compare`, each host type or host the listing names, or those asked for, and the global
+ * metrics, each with its own placement, whatever its name), and the Prometheus exposition of the
+ * same instruments.
  */
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
+import type {
+  ExpositionIndex,
+  ExpositionRead,
+  Placement,
+} from './expositionIndex';
+import { groupOfSegment } from './legacyUrl';
 import { MigrationError } from './MigrationError';
-import { readLimits, type ReadLimits } from './readLimits';
+import { readLimits } from './readLimits';
 
 /**
  * How one of the tools reads a server: the tool named in the User-Agent (`compare` passes
- * `{ tool: 'compare' }`), and the limits (by default, those of the environment: see readLimits).
+ * `{ tool: 'compare' }`). The limits are those of the environment (see readLimits).
  */
 export interface ServerReadOptions {
   readonly tool?: MigrationTool;
-  readonly limits?: ReadLimits;
 }
 
 /** A legacy metric value: datapoint name → number (or the original's `[]`, `"undefined"`…). */
@@ -28,23 +35,6 @@ export interface LegacyListing {
   readonly global: readonly string[];
 }
 
-/** GETs a URL within the limits; resolves to undefined on a 404, fails with a MigrationError on anything else that is not 200. */
-async function fetchText(
-  url: string,
-  accept: string,
-  options: ServerReadOptions = {},
-  kind: 'json' | 'exposition' = 'json'
-): Promise<string | undefined> {
-  const limits = options.limits ?? readLimits();
-  const result = await boundedGet(url, {
-    accept,
-    tool: options.tool,
-    limits,
-    maxBytes: kind === 'json' ? limits.maxJsonBytes : limits.maxExpositionBytes,
-  });
-  return result.status === 404 ? undefined : result.body;
-}
-
 function describeJson(value: unknown): string {
   if (value === null) return 'JSON null';
   if (Array.isArray(value)) return 'a JSON array';
@@ -56,11 +46,17 @@ async function fetchLegacyJson(
   url: string,
   options: ServerReadOptions = {}
 ): Promise<Record<string, unknown> | undefined> {
-  const text = await fetchText(url, 'application/json', options);
-  if (text === undefined) return undefined;
+  const limits = readLimits();
+  const result = await boundedGet(url, {
+    accept: 'application/json',
+    tool: options.tool,
+    limits,
+    maxBytes: limits.maxJsonBytes,
+  });
+  if (result.status === 404) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text) as unknown;
+    value = JSON.parse(result.body) as unknown;
   } catch {
     throw new MigrationError(
       `${url}: found a body that is not JSON, expected the legacy metrics API`
@@ -117,6 +113,48 @@ export async function fetchListing(
   };
 }
 
+/** One legacy map to compare: its name, where its series are, and its URL. */
+export interface Group {
+  readonly name: string;
+  readonly placement: Placement;
+  readonly url: string;
+}
+
+/** The groups to compare: the listing's (or those asked for), then the global metrics. */
+export async function groupsOf(
+  hostTypes: readonly string[] | undefined,
+  base: string
+): Promise<{ listing: LegacyListing; groups: Group[] }> {
+  const listing = await fetchListing(base, { tool: 'compare' });
+  const url = (name: string): string =>
+    `${base}/metrics/${listing.variant}/${encodeURIComponent(name)}`;
+  const named = (name: string): Group => ({
+    name,
+    placement: { label: listing.variant, value: name },
+    url: url(name),
+  });
+  let groups: Group[];
+  if (hostTypes !== undefined && hostTypes.length > 0)
+    groups = hostTypes.map(name => {
+      const raw = groupOfSegment(listing.groups, name);
+      if (raw === undefined)
+        throw new MigrationError(
+          `--host-type: found ${JSON.stringify(name)}, expected one of ${listing.groups.map(g => JSON.stringify(g)).join(', ')}`
+        );
+      return named(raw);
+    });
+  else
+    groups = [
+      ...listing.groups.map(named),
+      {
+        name: 'global',
+        placement: { label: 'global' },
+        url: `${base}/metrics/global`,
+      },
+    ];
+  return { listing, groups };
+}
+
 /** Reads a map endpoint (`/metrics/host_type/x`, `/metrics/global`); undefined on a 404. */
 export async function fetchMetricsMap(
   url: string,
@@ -139,4 +177,38 @@ export async function fetchMetricsMap(
         !Array.isArray(entry[1])
     )
   );
+}
+
+/**
+ * Reads the exposition at `url` into `index` as it arrives; fails with a MigrationError naming
+ * the URL.
+ */
+export async function readExposition(
+  url: string,
+  index: ExpositionIndex
+): Promise<ExpositionRead> {
+  const parse = index.begin(Date.now());
+  /** A step of the parse, its failure said as a MigrationError naming the URL. */
+  const readable = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      throw new MigrationError(
+        `${url}: ${(error as Error).message}, expected a Prometheus exposition`
+      );
+    }
+  };
+  const limits = readLimits();
+  const result = await boundedGet(url, {
+    accept: 'text/plain;version=0.0.4',
+    tool: 'compare',
+    limits,
+    maxBytes: limits.maxExpositionBytes,
+    onText: text => readable(() => parse.write(text)),
+  });
+  if (result.status === 404)
+    throw new MigrationError(
+      `${url}: found a 404, expected a Prometheus exposition`
+    );
+  return readable(() => parse.end());
 }

@@ -103,14 +103,14 @@ export function compareKey(
 ): KeyResult {
   const legacy = value[key] as number;
   const agreement = agreementOf(key);
+  const notCompared = (why: string): KeyResult => ({
+    legacy,
+    prometheus: undefined,
+    agree: 'not compared',
+    why,
+  });
   const unexposed = notComparedReason(key);
-  if (unexposed !== undefined)
-    return {
-      legacy,
-      prometheus: undefined,
-      agree: 'not compared',
-      why: unexposed,
-    };
+  if (unexposed !== undefined) return notCompared(unexposed);
   const { index, reads } = bracket;
   const labels = labelSetKey(series.labels);
   const sum = (read: ExpositionRead, suffix: string, le = ''): number =>
@@ -146,12 +146,9 @@ export function compareKey(
     };
   }
   if (!whole)
-    return {
-      legacy,
-      prometheus: undefined,
-      agree: 'not compared',
-      why: `${left}: ${key} covers the last ${DEFAULT_WINDOW_MS / 1000} s only, which the exposition's totals cannot isolate without Prometheus' history (the recording rule can)`,
-    };
+    return notCompared(
+      `${left}: ${key} covers the last ${DEFAULT_WINDOW_MS / 1000} s only, which the exposition's totals cannot isolate without Prometheus' history (the recording rule can)`
+    );
   // The legacy window holds every value of `before` and some of those that came until `after`.
   const n = value.n as number;
   const added = sum(after, '_count') - n;

@@ -97,11 +97,7 @@ function matchers(
 
 function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
   const labels = ['job', 'instance'];
-  if (
-    placement.label === HOST_TYPE_ATTRIBUTE ||
-    placement.label === HOST_ATTRIBUTE
-  )
-    labels.push(placement.label);
+  if ('values' in placement) labels.push(placement.label);
   return [...labels, ...extra].join(', ');
 }
 
@@ -151,12 +147,7 @@ export function legacyKeyQuery(
   windowMs: number = DEFAULT_WINDOW_MS
 ): string | undefined {
   const query = placedQuery(series, key, placement, windowMs);
-  if (
-    query === undefined ||
-    (placement.label !== HOST_TYPE_ATTRIBUTE &&
-      placement.label !== HOST_ATTRIBUTE)
-  )
-    return query;
+  if (query === undefined || !('values' in placement)) return query;
   // The legacy API serves zeros for a metric that only another host type has; Prometheus has no
   // series there. One zero per node (the exporter's target_info) and host type stands in for it.
   const zeros = placement.values.map(

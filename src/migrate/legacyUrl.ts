@@ -2,7 +2,11 @@
  * How `migrate` and `compare` read a legacy API URL (a poller's `<URL>`, `--host-type`) and which
  * host type a segment names, by the one legacy route grammar (src/route).
  */
-import { groupAlias, parseLegacyRoute } from '../route/legacyRoute';
+import {
+  groupAlias,
+  isResourceRoute,
+  parseLegacyRoute,
+} from '../route/legacyRoute';
 
 /**
  * The host type (or host) of `groups` that a URL segment names: the one spelt so, else the one
@@ -32,37 +36,20 @@ export interface LegacyTarget {
 
 /** Reads a legacy API URL: `…/metrics/host_type/<x>[/<metric>]`, `…/metrics/global[/<metric>]`, `…/metrics/all[/<metric>]`. */
 export function parseLegacyUrl(url: string): LegacyTarget | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
   const segments = parsed.pathname.replace(/\/+$/, '').split('/');
   const metricsAt = segments.lastIndexOf('metrics');
   if (metricsAt === -1) return undefined;
   const base = `${parsed.origin}${segments.slice(0, metricsAt).join('/')}`;
   const route = parseLegacyRoute(`/${segments.slice(metricsAt).join('/')}`);
-  switch (route.kind) {
-    case 'group':
-    case 'group-metric':
-      return {
-        placement: route.variant,
-        segment: route.group,
-        metric: route.kind === 'group-metric' ? route.metric : undefined,
+  if (!isResourceRoute(route) || route.kind === 'listing') return undefined;
+  const metric = 'metric' in route ? route.metric : undefined;
+  return 'group' in route
+    ? { placement: route.variant, segment: route.group, metric, base }
+    : {
+        placement: route.kind.startsWith('all') ? 'all' : 'global',
+        metric,
         base,
       };
-    case 'global':
-    case 'all':
-      return { placement: route.kind, base };
-    case 'global-metric':
-    case 'all-metric':
-      return {
-        placement: route.kind === 'all-metric' ? 'all' : 'global',
-        metric: route.metric,
-        base,
-      };
-    default:
-      return undefined;
-  }
 }

@@ -2,9 +2,13 @@
  * The three files `migrate` writes: prometheus.yml, rules.yml and report.txt.
  */
 import { stringify } from 'yaml';
-import { DEFAULT_WINDOW_MS, agreementOf } from './legacyKeyQuery';
+import {
+  DEFAULT_WINDOW_MS,
+  agreementOf,
+  type Agreement,
+} from './legacyKeyQuery';
 import { parseLegacyUrl } from './legacyUrl';
-import type { MigrationPlan } from './migrationPlan';
+import type { Finding, MigrationPlan } from './migrationPlan';
 import { textTable } from './textTable';
 
 /** The file names, in the order they are printed. */
@@ -19,13 +23,9 @@ export const JOB_NAME = 'messaging-server';
 /** The rule group's name. */
 export const RULE_GROUP = 'legacy-metrics-api';
 
-function seconds(s: number): string {
-  return `${s}s`;
-}
-
 /** A complete Prometheus configuration scraping the server's Prometheus endpoint and loading rules.yml. */
 export function prometheusYml(plan: MigrationPlan): string {
-  const interval = seconds(plan.intervalS);
+  const interval = `${plan.intervalS}s`;
   const byPath = new Map<string, URL[]>();
   for (const target of plan.prometheusTargets) {
     const key = `${target.protocol}${target.pathname}`;
@@ -35,7 +35,7 @@ export function prometheusYml(plan: MigrationPlan): string {
     global: {
       scrape_interval: interval,
       // scrape_timeout may not exceed scrape_interval.
-      scrape_timeout: seconds(Math.min(plan.intervalS, 10)),
+      scrape_timeout: `${Math.min(plan.intervalS, 10)}s`,
       evaluation_interval: interval,
     },
     rule_files: ['rules.yml'],
@@ -63,7 +63,7 @@ export function rulesYml(plan: MigrationPlan): string {
           groups: [
             {
               name: RULE_GROUP,
-              interval: seconds(plan.intervalS),
+              interval: `${plan.intervalS}s`,
               rules: plan.rules.map(rule => ({
                 record: rule.record,
                 expr: rule.expr,
@@ -80,18 +80,13 @@ export function rulesYml(plan: MigrationPlan): string {
   ].join('\n');
 }
 
-function agreementText(field: string): string {
-  switch (agreementOf(field)) {
-    case 'exact':
-      return 'exact';
-    case 'window':
-      return 'difference over the window';
-    case 'bucket':
-      return 'bucket estimate';
-    case 'none':
-      return 'none';
-  }
-}
+/** How each kind of key agrees, as the report says it beside the key. */
+const AGREEMENT_TEXT: Readonly<Record<Agreement, string>> = {
+  exact: 'exact',
+  window: 'difference over the window',
+  bucket: 'bucket estimate',
+  none: 'none',
+};
 
 function section(
   title: string,
@@ -104,21 +99,31 @@ function section(
   return out;
 }
 
+/** A section of findings, each after its tag. */
+function findingsSection(
+  title: string,
+  findings: readonly Finding[],
+  empty: string
+): string[] {
+  return section(
+    title,
+    findings.map(f => `[${f.tag}] ${f.text}`),
+    empty
+  );
+}
+
 /** The mapped keys under their URL, each URL once, then its keys aligned with their rules. */
 function mappedByUrl(plan: MigrationPlan): string[] {
   const byUrl = new Map<string, string[][]>();
   for (const m of plan.mappings) {
     if (m.rule === undefined) continue;
-    let rows = byUrl.get(m.url.url);
-    if (rows === undefined) {
-      rows = [];
-      byUrl.set(m.url.url, rows);
-    }
+    const rows = byUrl.get(m.url.url) ?? [];
+    byUrl.set(m.url.url, rows);
     const placement = parseLegacyUrl(m.url.url)?.placement ?? 'host_type';
     rows.push([
       m.path,
       `-> ${m.rule}${m.group === undefined ? '' : `{${placement}="${m.group}"}`}`,
-      `(${agreementText(m.field)})`,
+      `(${AGREEMENT_TEXT[agreementOf(m.field)]})`,
     ]);
   }
   const lines: string[] = [];
@@ -138,21 +143,9 @@ export function reportText(plan: MigrationPlan): string {
     `Prometheus endpoint scraped: ${plan.prometheusTargets.map(t => t.href).join(', ')}`,
     `interval: ${plan.intervalS} s; ${plan.poller.urls.length} URL${plan.poller.urls.length === 1 ? '' : 's'}, ${mapped.length} key${mapped.length === 1 ? '' : 's'} mapped to ${plan.rules.length} recording rule${plan.rules.length === 1 ? '' : 's'}`,
     ...section('Mapped, by URL', mappedByUrl(plan), 'nothing'),
-    ...section(
-      'Not mapped',
-      plan.unmapped.map(f => `[${f.tag}] ${f.text}`),
-      'nothing'
-    ),
-    ...section(
-      'Pitfalls',
-      plan.pitfalls.map(f => `[${f.tag}] ${f.text}`),
-      'none found'
-    ),
-    ...section(
-      'Notes',
-      plan.notes.map(f => `[${f.tag}] ${f.text}`),
-      'none'
-    ),
+    ...findingsSection('Not mapped', plan.unmapped, 'nothing'),
+    ...findingsSection('Pitfalls', plan.pitfalls, 'none found'),
+    ...findingsSection('Notes', plan.notes, 'none'),
     ...section(
       'Next',
       [

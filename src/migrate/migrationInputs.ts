@@ -8,6 +8,7 @@ import {
   fetchListing,
   fetchMetricsMap,
   legacyBase,
+  readExposition,
   type LegacyListing,
   type LegacyMetricValue,
 } from './fetchServer';
@@ -15,7 +16,6 @@ import type { CurlJsonPoller } from './curlJsonPoller';
 import { groupOfSegment, parseLegacyUrl, type LegacyTarget } from './legacyUrl';
 import { MigrationError } from './MigrationError';
 import type { Finding, MigrationOptions } from './migrationPlan';
-import { readExposition } from './readExposition';
 import { SeriesMatcher } from './seriesMatch';
 
 const { port: DEFAULT_PROMETHEUS_PORT, endpoint: DEFAULT_PROMETHEUS_PATH } =
@@ -72,13 +72,9 @@ export function servedMap(
 
 function defaultPrometheusTargets(poller: CurlJsonPoller): URL[] {
   const hosts = new Set<string>();
-  for (const url of poller.urls) {
-    try {
-      hosts.add(new URL(url.url).hostname);
-    } catch {
-      // Reported as an unreadable URL.
-    }
-  }
+  // A URL that cannot be read is reported as such by the planner.
+  for (const { url } of poller.urls)
+    if (URL.canParse(url)) hosts.add(new URL(url).hostname);
   if (hosts.size === 0) hosts.add('127.0.0.1');
   return [...hosts].map(
     host =>
@@ -89,13 +85,11 @@ function defaultPrometheusTargets(poller: CurlJsonPoller): URL[] {
 }
 
 function checkedUrl(value: string, option: string, expected: string): URL {
-  try {
-    return new URL(value);
-  } catch {
+  if (!URL.canParse(value))
     throw new MigrationError(
       `--${option}: found ${JSON.stringify(value)}, expected ${expected}`
     );
-  }
+  return new URL(value);
 }
 
 /**

@@ -27,6 +27,17 @@ export function findPitfalls(
     seen.add(id);
     pitfalls.push(finding);
   };
+  /** A key path collectd truncates or crashes on, named as `place` says it. */
+  const longKey = (path: string, place: string): void => {
+    const consequence =
+      path.length >= CRASHING_KEY_LENGTH
+        ? `from ${CRASHING_KEY_LENGTH} collectd 5.12's curl_json crashes on the first read`
+        : `from ${TRUNCATED_KEY_LENGTH} collectd truncates it to a 127-character type instance (from 118, count and one land in the same file)`;
+    once(`long:${path}`, {
+      tag: 'long-key',
+      text: `${place}: the key path is ${path.length} characters; ${consequence}.`,
+    });
+  };
   for (const m of mappings) {
     const type = m.key.type?.toLowerCase();
     if (type === 'absolute' && m.field === 'count')
@@ -39,24 +50,13 @@ export function findPitfalls(
         tag: 'absolute-type',
         text: `${where(m.key)} Key "${m.key.path}" reads ${m.field} as Type "absolute", which parses an unsigned integer and means "reset on every read"; ${m.field} is a current value: use Type "gauge".`,
       });
-    if (m.path.length >= CRASHING_KEY_LENGTH)
-      once(`long:${m.path}`, {
-        tag: 'long-key',
-        text: `${m.url.url} ${m.path}: the key path is ${m.path.length} characters; from ${CRASHING_KEY_LENGTH} collectd 5.12's curl_json crashes on the first read.`,
-      });
-    else if (m.path.length >= TRUNCATED_KEY_LENGTH)
-      once(`long:${m.path}`, {
-        tag: 'long-key',
-        text: `${m.url.url} ${m.path}: the key path is ${m.path.length} characters; from ${TRUNCATED_KEY_LENGTH} collectd truncates it to a 127-character type instance (from 118, count and one land in the same file).`,
-      });
+    if (m.path.length >= TRUNCATED_KEY_LENGTH)
+      longKey(m.path, `${m.url.url} ${m.path}`);
   }
   for (const url of poller.urls)
     for (const key of url.keys)
       if (key.path.length >= CRASHING_KEY_LENGTH)
-        once(`long:${key.path}`, {
-          tag: 'long-key',
-          text: `${where(key)} Key "${key.path}": the key path is ${key.path.length} characters; from ${CRASHING_KEY_LENGTH} collectd 5.12's curl_json crashes on the first read.`,
-        });
+        longKey(key.path, `${where(key)} Key "${key.path}"`);
   if (poller.maxReadIntervalS === undefined)
     pitfalls.push({
       tag: 'max-read-interval',

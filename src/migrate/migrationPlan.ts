@@ -1,7 +1,7 @@
 /**
  * From a collectd curl_json poller to Prometheus: what `migrate` produces before it is written
- * out, and {@link planMigration}, which reads the server (migrationInputs) and plans
- * (migrationPlanner).
+ * out. readMigrationInputs (migrationInputs) reads the server; planMigration (migrationPlanner)
+ * plans from what was read.
  */
 import type { MetricKind } from '../snapshot/legacyValues';
 import type {
@@ -9,10 +9,8 @@ import type {
   CurlJsonPoller,
   CurlJsonUrl,
 } from './curlJsonPoller';
-import { readMigrationInputs } from './migrationInputs';
-import { planFromInputs } from './migrationPlanner';
 
-/** Options of {@link planMigration}. */
+/** What `migrate` reads besides the poller's file (see readMigrationInputs). */
 export interface MigrationOptions {
   /** The legacy API's base (`http://127.0.0.1:8088/api`): read for the listing and the maps. */
   readonly legacy?: string;
@@ -59,16 +57,4 @@ export interface MigrationPlan {
   readonly pitfalls: readonly Finding[];
   readonly unmapped: readonly Finding[];
   readonly notes: readonly Finding[];
-}
-
-/**
- * Plans the migration of a curl_json poller. With `options.legacy`, reads the live listing, every
- * URL's map and the Prometheus exposition; without it, expands wildcards over the names the file
- * itself names.
- */
-export async function planMigration(
-  poller: CurlJsonPoller,
-  options: MigrationOptions = {}
-): Promise<MigrationPlan> {
-  return planFromInputs(poller, await readMigrationInputs(poller, options));
 }

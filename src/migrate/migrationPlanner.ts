@@ -11,7 +11,7 @@ import type {
   CurlJsonPoller,
   CurlJsonUrl,
 } from './curlJsonPoller';
-import { HistogramBuckets } from './histogramBuckets';
+import { HistogramBuckets } from './percentileBuckets';
 import { KeyTree, keyShapeOk } from './keyTree';
 import { parseLegacyUrl, type LegacyTarget } from './legacyUrl';
 import { catalogOf, explicitCatalog, type Catalog } from './metricCatalog';
@@ -21,15 +21,15 @@ import type { Finding, Mapping, MigrationPlan } from './migrationPlan';
 import { ruleNamesFor } from './ruleNames';
 import type { SeriesMatch } from './seriesMatch';
 
-/** The placements one recording rule reads its series from. */
+/** The placements one recording rule reads its series from: the host types or hosts of each. */
 interface RuleParts {
   readonly series: PrometheusSeries;
   readonly field: string;
-  readonly hostTypes: Set<string>;
-  readonly hosts: Set<string>;
-  global: boolean;
-  all: boolean;
+  readonly placements: Map<LegacyPlacement['label'], Set<string>>;
 }
+
+/** The order of a rule's placements. */
+const PLACEMENT_ORDER = ['host_type', 'host', 'global', 'all'] as const;
 
 /** The findings of a plan, by report section. */
 interface Findings {
@@ -77,8 +77,12 @@ function urlCatalog(
   return { catalog: catalogOf(values), group: map.group };
 }
 
-/** Plans the migration of `poller` from what was read (see readMigrationInputs). */
-export function planFromInputs(
+/**
+ * Plans the migration of `poller` from what was read (see readMigrationInputs): with the server,
+ * over its listing, its maps and its exposition; without it, expanding wildcards over the names
+ * the file itself names.
+ */
+export function planMigration(
   poller: CurlJsonPoller,
   inputs: MigrationInputs
 ): MigrationPlan {
@@ -186,22 +190,16 @@ export function planFromInputs(
           });
           continue;
         }
-        let parts = rules.get(record);
-        if (parts === undefined) {
-          parts = {
-            series,
-            field,
-            hostTypes: new Set(),
-            hosts: new Set(),
-            global: false,
-            all: false,
-          };
-          rules.set(record, parts);
-        }
-        if (placement.label === 'host_type') parts.hostTypes.add(group!);
-        else if (placement.label === 'host') parts.hosts.add(group!);
-        else if (placement.label === 'global') parts.global = true;
-        else parts.all = true;
+        const parts: RuleParts = rules.get(record) ?? {
+          series,
+          field,
+          placements: new Map(),
+        };
+        rules.set(record, parts);
+        const groups =
+          parts.placements.get(placement.label) ?? new Set<string>();
+        if (group !== undefined) groups.add(group);
+        parts.placements.set(placement.label, groups);
       }
     }
   }
@@ -260,16 +258,18 @@ export function planFromInputs(
 
 function ruleExpression(parts: RuleParts): string {
   const queries: string[] = [];
-  const add = (placement: LegacyPlacement): void => {
-    const query = legacyKeyQuery(parts.series, parts.field, placement);
+  for (const label of PLACEMENT_ORDER) {
+    const groups = parts.placements.get(label);
+    if (groups === undefined) continue;
+    const query = legacyKeyQuery(
+      parts.series,
+      parts.field,
+      label === 'global' || label === 'all'
+        ? { label }
+        : { label, values: [...groups].sort() }
+    );
     if (query !== undefined) queries.push(query);
-  };
-  const sorted = (set: Set<string>): string[] => [...set].sort();
-  if (parts.hostTypes.size > 0)
-    add({ label: 'host_type', values: sorted(parts.hostTypes) });
-  if (parts.hosts.size > 0) add({ label: 'host', values: sorted(parts.hosts) });
-  if (parts.global) add({ label: 'global' });
-  if (parts.all) add({ label: 'all' });
+  }
   return queries.length === 1
     ? queries[0]!
     : queries.map(q => `(${q})`).join(' or ');

@@ -18,15 +18,13 @@ import type { ExposedFamily } from './expositionIndex';
 
 /** What a legacy name maps to. */
 export type SeriesMatch =
-  /** One series gives it; `instrument` is the instrument name the legacy name starts with. */
+  /**
+   * `found`: one series gives it; `missing`: none does (yet), and `series` is the one an
+   * instrument of that name without attributes would have. `instrument` is the instrument name
+   * the legacy name starts with.
+   */
   | {
-      readonly status: 'found';
-      readonly series: PrometheusSeries;
-      readonly instrument: string;
-    }
-  /** No series gives it (yet): the series an instrument of that name without attributes would have. */
-  | {
-      readonly status: 'missing';
+      readonly status: 'found' | 'missing';
       readonly series: PrometheusSeries;
       readonly instrument: string;
     }

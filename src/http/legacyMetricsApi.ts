@@ -17,9 +17,7 @@ import {
   type ResolvedLegacyApi,
 } from './legacyApiOptions';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
-import type { LegacyApiUsageOptions } from './usageTelemetry';
-
-export { ALLOWED_METHODS } from './LegacyApiHandler';
+import type { LegacyApiUsageOptions } from './usageOptions';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions
@@ -62,8 +60,11 @@ const stampArrival: onRequestHookHandler = (request, _reply, done) => {
   done();
 };
 
-/** The API's routes on `fastify` (the plugin's own context), from resolved options. */
-async function legacyApiRoutes(
+/**
+ * The API's routes on `fastify` (the plugin's own context), from resolved options: what the
+ * package's own servers register.
+ */
+export async function legacyApiRoutes(
   fastify: FastifyInstance,
   options: ResolvedLegacyApi
 ): Promise<void> {
@@ -118,13 +119,6 @@ async function legacyApiRoutes(
       fastify.route({ ...route, exposeHeadRoute: false, ...constraints });
   }
 }
-
-/** The API's routes from options already resolved: what the package's own servers register. */
-export const resolvedLegacyMetricsApi = fastifyPlugin(legacyApiRoutes, {
-  fastify: '5.x',
-  name: 'otel-legacy-metrics-api-routes',
-  encapsulate: true,
-});
 
 async function legacyMetricsApiPlugin(
   fastify: FastifyInstance,

@@ -1,10 +1,10 @@
 /**
  * The listeners of a configuration, validated and resolved before anything is bound: each
- * listener's address, port, connection cap and timeouts, and the handler groups it serves.
+ * listener's address, port, connection cap and timeouts, and the handler groups it serves, in
+ * the one resolved type of each that the standalone server builds too.
  */
 import { isIP } from 'node:net';
 import { VARIANTS } from '../attributes';
-import type { DeprecationOptions } from '../config/deprecationOptions';
 import { CONFIG_DEFAULTS, type ListenerConfig } from '../config/types';
 import {
   checkOptionObject,
@@ -17,7 +17,7 @@ import {
   prefixOption,
 } from '../optionValidation';
 import { deprecationOption } from './deprecation';
-import type { LegacyMount } from './legacyMetricsApp';
+import type { ResolvedLegacyApi } from './legacyApiOptions';
 import {
   maxConnectionsOption,
   resolveTimeouts,
@@ -28,12 +28,17 @@ import {
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
 
-/** One handler group to serve, validated: a mount of the API and where it is defined. */
-export interface GroupPlan extends LegacyMount {
+/** One handler group to serve, resolved: a mount of the API and where it is defined. */
+export interface GroupPlan extends Pick<
+  ResolvedLegacyApi,
+  'variant' | 'allowedHost' | 'deprecation'
+> {
+  /** The URL prefix, e.g. `/api`, normalised (no trailing slash; `/` stays `/`). */
+  readonly path: string;
   readonly place: string;
 }
 
-/** One listener to start, validated: the common ground of the server and the configured listeners. */
+/** One listener to start, resolved: the common ground of the server and the configured listeners. */
 export interface ListenerPlan extends ListenerSettings {
   readonly address: string;
   readonly port: number;
@@ -76,8 +81,14 @@ const GROUP_KEYS = [
   'deprecation',
 ];
 
-/** Validates every listener, so that an invalid one is reported before any is bound. */
-export function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
+/**
+ * Resolves every listener, so that an invalid one is reported before any is bound;
+ * `defaultSuccessor` is the successor of a deprecation that names none.
+ */
+export function planListeners(
+  listeners: readonly unknown[],
+  defaultSuccessor: string | undefined
+): ListenerPlan[] {
   return listeners.map((listener, index) => {
     const path = optionPath('listeners', index);
     checkOptionObject(path, listener, LISTENER_KEYS);
@@ -114,13 +125,21 @@ export function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
         CONFIG_DEFAULTS.maxConnections
       ),
       timeouts: resolveTimeouts(path, listener),
-      groups: planGroups(groups, optionPath(path, 'handlerGroups')),
+      groups: planGroups(
+        groups,
+        optionPath(path, 'handlerGroups'),
+        defaultSuccessor
+      ),
       place: typeof place === 'string' ? place : path,
     };
   });
 }
 
-function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
+function planGroups(
+  groups: readonly unknown[],
+  base: string,
+  defaultSuccessor: string | undefined
+): GroupPlan[] {
   const plans: GroupPlan[] = [];
   groups.forEach((group, index) => {
     const path = optionPath(base, index);
@@ -135,7 +154,7 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
         handlers,
         'an array of handler names'
       );
-    const plan = {
+    const plan: GroupPlan = {
       path: prefixOption(optionPath(path, 'path'), group['path']),
       variant: oneOfOption(
         optionPath(path, 'variant'),
@@ -143,14 +162,16 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
         VARIANTS,
         CONFIG_DEFAULTS.variant
       ),
-      host: nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
+      allowedHost:
+        nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
       place: typeof group['place'] === 'string' ? group['place'] : path,
-      deprecation: group['deprecation'] as DeprecationOptions | undefined,
+      deprecation: deprecationOption(
+        optionPath(path, 'deprecation'),
+        group['deprecation'],
+        defaultSuccessor
+      ),
     };
-    // Resolved here, once: the plugin finds the resolution of the same settings.
-    if (plan.deprecation !== undefined)
-      deprecationOption(optionPath(path, 'deprecation'), plan.deprecation);
-    if (plan.host === '')
+    if (plan.allowedHost === '')
       invalidOption(
         optionPath(path, 'host'),
         undefined,

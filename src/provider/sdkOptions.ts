@@ -49,102 +49,115 @@ export const EXPORTER_KEYS = [
   'metricProducers',
 ];
 
+/** An array option, each item checked by `check` with its path (`views[1]`). */
+function arrayOption<T>(
+  path: string,
+  value: unknown,
+  expected: string,
+  check: (item: unknown, itemPath: string, index: number) => void
+): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) invalidOption(path, value, expected);
+  value.forEach((item, index) => check(item, optionPath(path, index), index));
+  return value as T[];
+}
+
 /** The `views` option: each an object of known fields that the SDK accepts. */
 export function viewsOption(value: unknown): ViewOptions[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    invalidOption('views', value, 'an array of view options');
-  value.forEach((view, index) => {
-    const path = optionPath('views', index);
-    checkOptionObject(path, view, VIEW_KEYS, 'view options (an object)');
-    try {
-      // The SDK checks a view when a provider is built with it; one without readers costs nothing.
-      new MeterProvider({ views: [view as ViewOptions] });
-    } catch (error) {
-      invalidOption(
-        path,
-        view,
-        `a view the SDK accepts (${(error as Error).message})`
-      );
+  return arrayOption(
+    'views',
+    value,
+    'an array of view options',
+    (view, path) => {
+      checkOptionObject(path, view, VIEW_KEYS, 'view options (an object)');
+      try {
+        // The SDK checks a view when a provider is built with it; one without readers costs nothing.
+        new MeterProvider({ views: [view as ViewOptions] });
+      } catch (error) {
+        invalidOption(
+          path,
+          view,
+          `a view the SDK accepts (${(error as Error).message})`
+        );
+      }
     }
-  });
-  return value as ViewOptions[];
+  );
 }
 
 /** The `readers` option: metric readers, each given once. */
 export function readersOption(value: unknown): IMetricReader[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    invalidOption('readers', value, 'an array of metric readers');
-  value.forEach((reader, index) => {
-    const path = optionPath('readers', index);
-    if (
-      !isPlainObject(reader) ||
-      !READER_METHODS.every(method => typeof reader[method] === 'function')
-    ) {
-      invalidOption(
-        path,
-        reader,
-        'a metric reader, such as a PeriodicExportingMetricReader'
-      );
+  return arrayOption(
+    'readers',
+    value,
+    'an array of metric readers',
+    (reader, path, index) => {
+      if (
+        !isPlainObject(reader) ||
+        !READER_METHODS.every(method => typeof reader[method] === 'function')
+      ) {
+        invalidOption(
+          path,
+          reader,
+          'a metric reader, such as a PeriodicExportingMetricReader'
+        );
+      }
+      const first = (value as unknown[]).indexOf(reader);
+      if (first !== index)
+        invalidOption(
+          path,
+          reader,
+          `each reader once (the same as readers[${first}])`
+        );
     }
-    if (value.indexOf(reader) !== index) {
-      invalidOption(
-        path,
-        reader,
-        `each reader once (the same as readers[${value.indexOf(reader)}])`
-      );
-    }
-  });
-  return value as IMetricReader[];
+  );
 }
+
+const BOOLEAN_KEYS = [
+  'appendTimestamp',
+  'withoutScopeInfo',
+  'withoutTargetInfo',
+] as const;
 
 /** The exporter's own options among `prometheus` (already checked for unknown keys). */
 export function prometheusExporterOptions(
   given: Record<string, unknown>
 ): PrometheusExporterOptions {
-  const options: PrometheusExporterOptions = {};
   const { prefix, withResourceConstantLabels, metricProducers } = given;
-  if (prefix !== undefined) {
-    if (typeof prefix !== 'string')
-      invalidOption('prometheus.prefix', prefix, 'a string');
-    options.prefix = prefix;
+  if (prefix !== undefined && typeof prefix !== 'string')
+    invalidOption('prometheus.prefix', prefix, 'a string');
+  for (const key of BOOLEAN_KEYS)
+    booleanOption(`prometheus.${key}`, given[key], false);
+  if (
+    withResourceConstantLabels !== undefined &&
+    !(withResourceConstantLabels instanceof RegExp)
+  ) {
+    invalidOption(
+      'prometheus.withResourceConstantLabels',
+      withResourceConstantLabels,
+      'a RegExp such as /service_.+/'
+    );
   }
-  for (const key of [
-    'appendTimestamp',
-    'withoutScopeInfo',
-    'withoutTargetInfo',
-  ] as const) {
-    if (given[key] !== undefined)
-      options[key] = booleanOption(`prometheus.${key}`, given[key], false);
-  }
-  if (withResourceConstantLabels !== undefined) {
-    if (!(withResourceConstantLabels instanceof RegExp)) {
-      invalidOption(
-        'prometheus.withResourceConstantLabels',
-        withResourceConstantLabels,
-        'a RegExp such as /service_.+/'
-      );
-    }
-    options.withResourceConstantLabels = withResourceConstantLabels;
-  }
-  if (metricProducers !== undefined) {
-    if (
-      !Array.isArray(metricProducers) ||
-      !metricProducers.every(
+  if (
+    metricProducers !== undefined &&
+    !(
+      Array.isArray(metricProducers) &&
+      metricProducers.every(
         producer =>
           isPlainObject(producer) && typeof producer['collect'] === 'function'
       )
-    ) {
-      invalidOption(
-        'prometheus.metricProducers',
-        metricProducers,
-        'an array of MetricProducers (objects with a collect method)'
-      );
-    }
-    options.metricProducers = metricProducers as NonNullable<
-      PrometheusExporterOptions['metricProducers']
-    >;
+    )
+  ) {
+    invalidOption(
+      'prometheus.metricProducers',
+      metricProducers,
+      'an array of MetricProducers (objects with a collect method)'
+    );
   }
-  return options;
+  // Only the options given: the exporter applies its own defaults to the others.
+  return Object.fromEntries(
+    EXPORTER_KEYS.filter(key => given[key] !== undefined).map(key => [
+      key,
+      given[key],
+    ])
+  ) as PrometheusExporterOptions;
 }

@@ -31,6 +31,7 @@ import {
   KNOWN_HANDLERS,
   type HandlerGroupConfig,
   type ListenerConfig,
+  type ListenerTimeouts,
 } from './types';
 
 /** Listener keys this package reads. */
@@ -102,54 +103,43 @@ class TomlListenerReader {
       table,
       place,
       'port',
-      isPort,
+      undefined,
       EXPECTED.port,
-      undefined
+      isPort
     );
     const ipAddress = this._ipAddress(table, place);
     const ipVersion = this._ipVersion(table, place, ipAddress);
 
-    const timeouts: Pick<
-      ListenerConfig,
-      'requestTimeout' | 'headersTimeout' | 'keepAliveTimeout'
-    > = {};
-    let numAcceptors: number = CONFIG_DEFAULTS.numAcceptors;
-    let maxConnections: number = CONFIG_DEFAULTS.maxConnections;
-    const transport = table['transport'];
-    if (transport !== undefined) {
-      const transportPlace = `${place}.transport`;
-      if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
-      this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
-      numAcceptors = this._integer(
-        transport,
-        transportPlace,
-        'num_acceptors',
-        isPositiveCount,
-        EXPECTED.positiveInteger,
-        numAcceptors
-      );
-      maxConnections =
-        transport['max_connections'] === 'infinity'
-          ? Infinity
-          : this._integer(
-              transport,
-              transportPlace,
-              'max_connections',
-              isPositiveCount,
-              `${EXPECTED.positiveInteger} or "infinity"`,
-              maxConnections
-            );
-      for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
-        if (transport[key] === undefined) continue;
+    const transport = table['transport'] ?? {};
+    const transportPlace = `${place}.transport`;
+    if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
+    this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
+    const numAcceptors = this._integer(
+      transport,
+      transportPlace,
+      'num_acceptors',
+      CONFIG_DEFAULTS.numAcceptors
+    );
+    const maxConnections =
+      transport['max_connections'] === 'infinity'
+        ? Infinity
+        : this._integer(
+            transport,
+            transportPlace,
+            'max_connections',
+            CONFIG_DEFAULTS.maxConnections,
+            `${EXPECTED.positiveInteger} or "infinity"`
+          );
+    const timeouts: ListenerTimeouts = {};
+    for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
+      if (transport[key] !== undefined)
         timeouts[field] = this._integer(
           transport,
           transportPlace,
           key,
-          isPositiveCount,
-          EXPECTED.timeout,
-          undefined
+          undefined,
+          EXPECTED.timeout
         );
-      }
     }
 
     const listener: ListenerConfig = {
@@ -294,9 +284,9 @@ class TomlListenerReader {
     table: TomlTable,
     place: string,
     key: string,
-    valid: (value: bigint) => boolean,
-    expected: string,
-    fallback: number | undefined
+    fallback: number | undefined,
+    expected: string = EXPECTED.positiveInteger,
+    valid: (value: bigint) => boolean = isPositiveCount
   ): number {
     const value = table[key];
     if (value === undefined && fallback !== undefined) return fallback;

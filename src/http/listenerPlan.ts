@@ -1,11 +1,17 @@
 /**
- * The listeners of a configuration, validated and resolved before anything is bound: each
- * listener's address, port, connection cap and timeouts, and the handler groups it serves, in
- * the one resolved type of each that the standalone server builds too.
+ * Listeners resolved before anything is bound: each listener's address, port, connection cap
+ * and timeouts, and the handler groups it serves, in the one resolved type of each that the
+ * configured listeners and the standalone server share. The checks of a listener's timeouts
+ * and connection cap serve the Prometheus endpoint's listener too.
  */
 import { isIP } from 'node:net';
 import { VARIANTS } from '../attributes';
-import { CONFIG_DEFAULTS, type ListenerConfig } from '../config/types';
+import {
+  CONFIG_DEFAULTS,
+  DEFAULT_LISTENER_TIMEOUTS,
+  type ListenerConfig,
+  type ListenerTimeouts,
+} from '../config/types';
 import {
   checkOptionObject,
   EXPECTED_OPTION,
@@ -14,16 +20,11 @@ import {
   oneOfOption,
   optionPath,
   portOption,
+  positiveIntegerOption,
   prefixOption,
 } from '../optionValidation';
 import { deprecationOption } from './deprecation';
 import type { ResolvedLegacyApi } from './legacyApiOptions';
-import {
-  maxConnectionsOption,
-  resolveTimeouts,
-  TIMEOUT_KEYS,
-  type ListenerSettings,
-} from './listenerSettings';
 
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
@@ -45,6 +46,64 @@ export interface ListenerPlan extends ListenerSettings {
   readonly groups: readonly GroupPlan[];
   /** Where the listener is defined, at the start of a ListenError's message; '' for none. */
   readonly place: string;
+}
+
+/** How one listener behaves, once validated. */
+export interface ListenerSettings {
+  /** Connections beyond this are closed at once; `Infinity` for no cap. */
+  readonly maxConnections: number;
+  readonly timeouts: Required<ListenerTimeouts>;
+}
+
+/** The keys of {@link ListenerTimeouts}, for option checks. */
+export const TIMEOUT_KEYS = Object.freeze(
+  Object.keys(DEFAULT_LISTENER_TIMEOUTS)
+) as readonly (keyof ListenerTimeouts)[];
+
+/** Validates timeouts given at `path` (each at `path.requestTimeout` …) and applies the defaults. */
+export function resolveTimeouts(
+  path: string,
+  given: Record<string, unknown>
+): Required<ListenerTimeouts> {
+  const at = (key: string): string => optionPath(path, key);
+  const timeouts = Object.fromEntries(
+    TIMEOUT_KEYS.map(key => [
+      key,
+      positiveIntegerOption(
+        at(key),
+        given[key],
+        DEFAULT_LISTENER_TIMEOUTS[key]
+      ),
+    ])
+  ) as Required<ListenerTimeouts>;
+  if (timeouts.headersTimeout > timeouts.requestTimeout) {
+    // Node refuses a headers timeout beyond the request timeout.
+    const explicit = given['headersTimeout'] !== undefined;
+    invalidOption(
+      at(explicit ? 'headersTimeout' : 'requestTimeout'),
+      explicit ? timeouts.headersTimeout : timeouts.requestTimeout,
+      explicit
+        ? `at most requestTimeout (${timeouts.requestTimeout})`
+        : `at least headersTimeout (${timeouts.headersTimeout})`
+    );
+  }
+  return timeouts;
+}
+
+/** A connection cap: a positive integer or `Infinity`, or `fallback` when left out. */
+export function maxConnectionsOption(
+  path: string,
+  value: unknown,
+  fallback: number
+): number {
+  const maxConnections = value ?? fallback;
+  if (
+    typeof maxConnections !== 'number' ||
+    !(maxConnections >= 1) ||
+    !(Number.isSafeInteger(maxConnections) || maxConnections === Infinity)
+  )
+    invalidOption(path, maxConnections, 'a positive integer or Infinity');
+  return maxConnections;
 }
 
 /**

@@ -17,8 +17,11 @@ import type { LegacyApiDeprecationOptions } from './deprecation';
 import { resolveSharedApiOptions } from './legacyApiOptions';
 import { legacyApiRoutes } from './legacyMetricsApi';
 import { baseUrl, createListenerApp, listenApp } from './listen';
-import { planListeners, type ListenerPlan } from './listenerPlan';
-import type { ListenerSettings } from './listenerSettings';
+import {
+  planListeners,
+  type ListenerPlan,
+  type ListenerSettings,
+} from './listenerPlan';
 import type {
   LegacyApiUsageOptions,
   ResolvedUsageOptions,

@@ -21,7 +21,7 @@ import {
   maxConnectionsOption,
   resolveTimeouts,
   TIMEOUT_KEYS,
-} from './listenerSettings';
+} from './listenerPlan';
 import type { ListenerTimeouts } from '../config/types';
 import { startListeners } from './startLegacyMetricsListeners';
 import type { LegacyApiUsageOptions } from './usageOptions';

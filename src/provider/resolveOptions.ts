@@ -7,7 +7,7 @@ import type { IMetricReader, ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { ANY_HOST } from '../http/hostConstraint';
-import { resolveTimeouts, TIMEOUT_KEYS } from '../http/listenerSettings';
+import { resolveTimeouts, TIMEOUT_KEYS } from '../http/listenerPlan';
 import type { ListenerTimeouts } from '../config/types';
 import {
   booleanOption,

@@ -62,10 +62,10 @@ const KEYS: Record<DeprecationKeyStyle, readonly string[]> = {
 };
 const BROWNOUT_KEYS: readonly string[] = ['start', 'duration'];
 
-/** The URL as the WHATWG parser writes it, when it is absolute http or https; undefined otherwise. */
-export function parseHttpUrl(text: string): string | undefined {
-  if (!URL.canParse(text)) return undefined;
-  const parsed = new URL(text);
+/** `value` as the WHATWG parser writes it, when it is an absolute http or https URL; else undefined. */
+export function parseHttpUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
+  const parsed = new URL(value);
   return parsed.protocol === 'http:' || parsed.protocol === 'https:'
     ? parsed.href
     : undefined;
@@ -193,7 +193,7 @@ function url(
 ): string | undefined {
   const given = own(value, key);
   if (given === undefined) return undefined;
-  const href = typeof given === 'string' ? parseHttpUrl(given) : undefined;
+  const href = parseHttpUrl(given);
   if (href === undefined) reject(key, given, DEPRECATION_EXPECTED.url);
   return href;
 }

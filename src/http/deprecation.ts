@@ -115,7 +115,7 @@ export function defaultSuccessorOption(
   value: unknown
 ): string | undefined {
   if (value === undefined) return undefined;
-  const href = typeof value === 'string' ? parseHttpUrl(value) : undefined;
+  const href = parseHttpUrl(value);
   if (href === undefined) invalidOption(path, value, DEPRECATION_EXPECTED.url);
   return href;
 }

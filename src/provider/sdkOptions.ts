@@ -49,74 +49,58 @@ export const EXPORTER_KEYS = [
   'metricProducers',
 ];
 
-/** An array option, each item checked by `check` with its path (`views[1]`). */
-function arrayOption<T>(
-  path: string,
-  value: unknown,
-  expected: string,
-  check: (item: unknown, itemPath: string, index: number) => void
-): T[] {
+/** The items of the array option at `path`; none when it is left out. */
+function itemsOf(path: string, value: unknown, expected: string): unknown[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) invalidOption(path, value, expected);
-  value.forEach((item, index) => check(item, optionPath(path, index), index));
-  return value as T[];
+  return value;
 }
 
 /** The `views` option: each an object of known fields that the SDK accepts. */
 export function viewsOption(value: unknown): ViewOptions[] {
-  return arrayOption(
-    'views',
-    value,
-    'an array of view options',
-    (view, path) => {
-      checkOptionObject(path, view, VIEW_KEYS, 'view options (an object)');
-      try {
-        // The SDK checks a view when a provider is built with it; one without readers costs nothing.
-        new MeterProvider({ views: [view as ViewOptions] });
-      } catch (error) {
-        invalidOption(
-          path,
-          view,
-          `a view the SDK accepts (${(error as Error).message})`
-        );
-      }
+  const views = itemsOf('views', value, 'an array of view options');
+  views.forEach((view, index) => {
+    const path = optionPath('views', index);
+    checkOptionObject(path, view, VIEW_KEYS, 'view options (an object)');
+    try {
+      // The SDK checks a view when a provider is built with it; one without readers costs nothing.
+      new MeterProvider({ views: [view as ViewOptions] });
+    } catch (error) {
+      invalidOption(
+        path,
+        view,
+        `a view the SDK accepts (${(error as Error).message})`
+      );
     }
-  );
+  });
+  return views as ViewOptions[];
 }
 
 /** The `readers` option: metric readers, each given once. */
 export function readersOption(value: unknown): IMetricReader[] {
-  return arrayOption(
-    'readers',
-    value,
-    'an array of metric readers',
-    (reader, path, index) => {
-      if (
-        !isPlainObject(reader) ||
-        !READER_METHODS.every(method => typeof reader[method] === 'function')
-      ) {
-        invalidOption(
-          path,
-          reader,
-          'a metric reader, such as a PeriodicExportingMetricReader'
-        );
-      }
-      const first = (value as unknown[]).indexOf(reader);
-      if (first !== index)
-        invalidOption(
-          path,
-          reader,
-          `each reader once (the same as readers[${first}])`
-        );
+  const readers = itemsOf('readers', value, 'an array of metric readers');
+  readers.forEach((reader, index) => {
+    const path = optionPath('readers', index);
+    if (
+      !isPlainObject(reader) ||
+      !READER_METHODS.every(method => typeof reader[method] === 'function')
+    ) {
+      invalidOption(
+        path,
+        reader,
+        'a metric reader, such as a PeriodicExportingMetricReader'
+      );
     }
-  );
+    if (readers.indexOf(reader) !== index) {
+      invalidOption(
+        path,
+        reader,
+        `each reader once (the same as readers[${readers.indexOf(reader)}])`
+      );
+    }
+  });
+  return readers as IMetricReader[];
 }
-
-const BOOLEAN_KEYS = [
-  'appendTimestamp',
-  'withoutScopeInfo',
-  'withoutTargetInfo',
-] as const;
 
 /** The exporter's own options among `prometheus` (already checked for unknown keys). */
 export function prometheusExporterOptions(
@@ -125,7 +109,11 @@ export function prometheusExporterOptions(
   const { prefix, withResourceConstantLabels, metricProducers } = given;
   if (prefix !== undefined && typeof prefix !== 'string')
     invalidOption('prometheus.prefix', prefix, 'a string');
-  for (const key of BOOLEAN_KEYS)
+  for (const key of [
+    'appendTimestamp',
+    'withoutScopeInfo',
+    'withoutTargetInfo',
+  ])
     booleanOption(`prometheus.${key}`, given[key], false);
   if (
     withResourceConstantLabels !== undefined &&

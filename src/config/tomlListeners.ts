@@ -6,7 +6,6 @@
 import type { TomlTable, TomlValue } from 'smol-toml' with {
   'resolution-mode': 'import',
 };
-import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
 import { expectedOneOf } from '../nameSuggestion';
@@ -223,7 +222,10 @@ class TomlListenerReader {
     return {
       host,
       path,
-      variant: this._variant(table['variant'], `${place}.variant`),
+      variant:
+        table['variant'] === undefined
+          ? CONFIG_DEFAULTS.variant
+          : this._oneOf(table['variant'], `${place}.variant`, VARIANTS),
       handlers: this._handlers(table['handlers'], `${place}.handlers`),
       ...(table['deprecation'] === undefined
         ? {}
@@ -238,19 +240,6 @@ class TomlListenerReader {
     };
   }
 
-  private _variant(value: TomlValue | undefined, place: string): Variant {
-    if (value === undefined) return CONFIG_DEFAULTS.variant;
-    const variant = VARIANTS.find(v => v === value);
-    if (variant === undefined) {
-      this._fail(
-        place,
-        value,
-        expectedOneOf(typeof value === 'string' ? value : '', VARIANTS, quoted)
-      );
-    }
-    return variant;
-  }
-
   private _handlers(value: TomlValue | undefined, place: string): string[] {
     if (value === undefined) return [...CONFIG_DEFAULTS.handlers];
     if (!Array.isArray(value) || value.length === 0)
@@ -258,25 +247,26 @@ class TomlListenerReader {
     const handlers: string[] = [];
     value.forEach((name, index) => {
       const itemPlace = `${place}[${index}]`;
-      if (
-        typeof name !== 'string' ||
-        !(KNOWN_HANDLERS as readonly string[]).includes(name)
-      ) {
-        this._fail(
-          itemPlace,
-          name,
-          expectedOneOf(
-            typeof name === 'string' ? name : '',
-            KNOWN_HANDLERS,
-            quoted
-          )
-        );
-      }
-      if (handlers.includes(name))
+      const handler = this._oneOf(name, itemPlace, KNOWN_HANDLERS);
+      if (handlers.includes(handler))
         this._fail(itemPlace, name, 'each handler once', ' a second time');
-      handlers.push(name);
+      handlers.push(handler);
     });
     return handlers;
+  }
+
+  /** `value` when it is one of `allowed`; otherwise the error naming the one it looks like. */
+  private _oneOf<T extends string>(
+    value: TomlValue | undefined,
+    place: string,
+    allowed: readonly T[]
+  ): T {
+    const found = allowed.find(name => name === value);
+    if (found === undefined) {
+      const name = typeof value === 'string' ? value : '';
+      this._fail(place, value, expectedOneOf(name, allowed, quoted));
+    }
+    return found;
   }
 
   /** A required (`fallback` undefined) or optional integer setting. */

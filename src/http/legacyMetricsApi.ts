@@ -120,16 +120,6 @@ export async function legacyApiRoutes(
   }
 }
 
-async function legacyMetricsApiPlugin(
-  fastify: FastifyInstance,
-  options: LegacyMetricsApiOptions
-): Promise<void> {
-  await legacyApiRoutes(
-    fastify,
-    resolveLegacyApiOptions('legacyMetricsApi', options, FASTIFY_OPTION_KEYS)
-  );
-}
-
 /**
  * A fastify plugin that serves a {@link LegacyMetricsReader} as the legacy read-only JSON metrics
  * API: register it with a `prefix` (usually `/api`) and the API lives at `<prefix>/metrics`.
@@ -140,8 +130,11 @@ async function legacyMetricsApiPlugin(
  * Until the reader is registered on a MeterProvider, and once it is shut down, the API answers
  * 503 with the error body.
  */
-export const legacyMetricsApi = fastifyPlugin(legacyMetricsApiPlugin, {
-  fastify: '5.x',
-  name: 'otel-legacy-metrics-api',
-  encapsulate: true,
-});
+export const legacyMetricsApi = fastifyPlugin(
+  async (fastify: FastifyInstance, options: LegacyMetricsApiOptions) =>
+    legacyApiRoutes(
+      fastify,
+      resolveLegacyApiOptions('legacyMetricsApi', options, FASTIFY_OPTION_KEYS)
+    ),
+  { fastify: '5.x', name: 'otel-legacy-metrics-api', encapsulate: true }
+);

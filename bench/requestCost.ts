@@ -4,7 +4,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { LegacyMetricsReader, PACKAGE_METER_NAME, USAGE_VIEWS } from '../src';
-import { USAGE_INSTRUMENTS } from '../src/http/usageTelemetry';
+import { USAGE_INSTRUMENTS } from '../src/http/usageInstruments';
 import {
   DEPRECATED_PREFIX,
   deprecationHeaders,

@@ -54,11 +54,8 @@ export type {
   LegacyMetricsRequestListenerOptions,
 } from './http/legacyMetricsRequestListener';
 export type { LegacyApiDeprecationOptions } from './http/deprecation';
-export { USAGE_VIEWS } from './http/usageTelemetry';
-export type {
-  LegacyApiUsageOptions,
-  UsageOptions,
-} from './http/usageTelemetry';
+export { USAGE_VIEWS } from './http/usageInstruments';
+export type { LegacyApiUsageOptions, UsageOptions } from './http/usageOptions';
 export type {
   LegacyMetricsReaderOptions,
   LegacyNameFunction,
@@ -75,7 +72,7 @@ export type {
   LegacyMetricsServerOptions,
 } from './http/startLegacyMetricsServer';
 export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
-export type { ListenerTimeouts } from './http/listenerSettings';
+export type { ListenerTimeouts } from './config/types';
 export type {
   LegacyMetricsListeners,
   LegacyMetricsListenersOptions,

@@ -57,11 +57,9 @@ export function closestName(
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const name of allowed) {
-    const bare = simplify(name.replace(QUOTES, ''));
-    const limit = Math.min(
-      MAX_EDITS,
-      Math.floor(name.replace(QUOTES, '').length / 3)
-    );
+    const unquoted = name.replace(QUOTES, '');
+    const bare = simplify(unquoted);
+    const limit = Math.min(MAX_EDITS, Math.floor(unquoted.length / 3));
     // Each edit changes the length by one at most.
     if (Math.abs(simpleFound.length - bare.length) > limit) continue;
     const distance = editDistance(simpleFound, bare);

@@ -131,15 +131,23 @@ export function checkOptionObject(
   }
 }
 
-/** An integer port, 0–65535, or `fallback` when left out. */
-export function portOption<F extends number | undefined = undefined>(
+/**
+ * The check of one kind of option: a value left out gives `fallback`, one that fails `test` is
+ * an {@link InvalidOptionError} saying `expected`.
+ */
+function optionOfKind<T>(
+  test: (value: unknown) => value is T,
+  expected: string
+): <F extends T | undefined = undefined>(
   path: string,
   value: unknown,
   fallback?: F
-): number | F {
-  if (value === undefined) return fallback as F;
-  if (!isPort(value)) invalidOption(path, value, EXPECTED_OPTION.port);
-  return value;
+) => T | F {
+  return (path, value, fallback) => {
+    if (value === undefined) return fallback as never;
+    if (!test(value)) invalidOption(path, value, expected);
+    return value;
+  };
 }
 
 /** True for an integer from 0 to 65535. */
@@ -152,41 +160,27 @@ export function isPort(value: unknown): value is number {
   );
 }
 
+/** An integer port, 0–65535, or `fallback` when left out. */
+export const portOption = optionOfKind(isPort, EXPECTED_OPTION.port);
+
 /** A positive safe integer, or `fallback` when left out. */
-export function positiveIntegerOption<F extends number | undefined = undefined>(
-  path: string,
-  value: unknown,
-  fallback?: F
-): number | F {
-  if (value === undefined) return fallback as F;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
-    invalidOption(path, value, EXPECTED_OPTION.positiveInteger);
-  return value;
-}
+export const positiveIntegerOption = optionOfKind(
+  (value): value is number =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value > 0,
+  EXPECTED_OPTION.positiveInteger
+);
 
 /** A non-empty string, or `fallback` when left out. */
-export function nonEmptyStringOption<F extends string | undefined = undefined>(
-  path: string,
-  value: unknown,
-  fallback?: F
-): string | F {
-  if (value === undefined) return fallback as F;
-  if (typeof value !== 'string' || value === '')
-    invalidOption(path, value, EXPECTED_OPTION.nonEmptyString);
-  return value;
-}
+export const nonEmptyStringOption = optionOfKind(
+  (value): value is string => typeof value === 'string' && value !== '',
+  EXPECTED_OPTION.nonEmptyString
+);
 
 /** A boolean, or `fallback` when left out. */
-export function booleanOption(
-  path: string,
-  value: unknown,
-  fallback: boolean
-): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean')
-    invalidOption(path, value, EXPECTED_OPTION.boolean);
-  return value;
-}
+export const booleanOption = optionOfKind(
+  (value): value is boolean => typeof value === 'boolean',
+  EXPECTED_OPTION.boolean
+);
 
 /** A function, or undefined when left out. */
 export function functionOption<F>(path: string, value: unknown): F | undefined {

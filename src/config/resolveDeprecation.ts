@@ -1,11 +1,12 @@
 /**
  * The rules every form of deprecation settings shares (code options, the TOML `deprecation`
  * table, the term form's `{deprecation, [...]}` option), in either key spelling, and their
- * resolution. Settings are resolved once: the resolution of a settings object is kept, so
- * that the loader, the listeners, the plugin and the printers all use the one result.
+ * resolution. A file's settings are checked where the file is read, so that errors name their
+ * place in it; each entry point then resolves the options it is given once and hands the
+ * resolved value inward.
  */
 import { expectedOneOf } from '../nameSuggestion';
-import { shorten } from '../optionValidation';
+import { describeValue, shorten } from '../optionValidation';
 import type {
   DeprecationOptions,
   ResolvedDeprecation,
@@ -18,9 +19,6 @@ import {
   parseInstant,
 } from './instants';
 
-/** Each settings object's resolution: options are read once, when first given. */
-const RESOLVED = new WeakMap<object, ResolvedDeprecation>();
-
 /** A setting that breaks a rule: where (`sunset`, `brownouts[1].duration`), what was found, what is expected. */
 export interface DeprecationProblem {
   readonly path: string;
@@ -29,6 +27,9 @@ export interface DeprecationProblem {
   readonly expected: string;
   readonly unknownKey?: boolean;
 }
+
+/** Reports a value that breaks a rule: where, what was found, what is expected. */
+type Reject = (path: string, found: unknown, expected: string) => never;
 
 /** Field names in code (`inBand`) or in configuration files (`in_band`). */
 export type DeprecationKeyStyle = 'camel' | 'snake';
@@ -61,10 +62,10 @@ const KEYS: Record<DeprecationKeyStyle, readonly string[]> = {
 };
 const BROWNOUT_KEYS: readonly string[] = ['start', 'duration'];
 
-/** The URL as the WHATWG parser writes it, when it is absolute http or https; undefined otherwise. */
-export function parseHttpUrl(text: string): string | undefined {
-  if (!URL.canParse(text)) return undefined;
-  const parsed = new URL(text);
+/** `value` as the WHATWG parser writes it, when it is an absolute http or https URL; else undefined. */
+export function parseHttpUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
+  const parsed = new URL(value);
   return parsed.protocol === 'http:' || parsed.protocol === 'https:'
     ? parsed.href
     : undefined;
@@ -93,73 +94,51 @@ export function resolveDeprecation(
   style: DeprecationKeyStyle,
   fail: (problem: DeprecationProblem) => never
 ): ResolvedDeprecation {
-  const known =
-    typeof value === 'object' && value !== null
-      ? RESOLVED.get(value)
-      : undefined;
-  if (known !== undefined) return known;
   const keys = KEYS[style];
-  if (!isPlainObject(value)) {
-    return fail({
-      path: '',
-      found: value,
-      expected: `${style === 'camel' ? 'an object' : 'a table'} with at least "since"`,
-    });
-  }
+  const reject: Reject = (path, found, expected) =>
+    fail({ path, found, expected });
+  const object = style === 'camel' ? 'an object' : 'a table';
+  if (!isPlainObject(value))
+    return reject('', value, `${object} with at least "since"`);
   checkKeys(value, '', keys, fail);
-  const sinceMs = instant(value, 'since', fail, true)!;
-  const sunsetMs = instant(value, 'sunset', fail, false);
+  const sinceMs = instant(value, 'since', reject, true)!;
+  const sunsetMs = instant(value, 'sunset', reject, false);
   if (sunsetMs !== undefined && sunsetMs < sinceMs) {
-    fail({
-      path: 'sunset',
-      found: own(value, 'sunset'),
-      expected: `an instant not before since (${formatInstant(sinceMs)})`,
-    });
+    const expected = `an instant not before since (${formatInstant(sinceMs)})`;
+    reject('sunset', own(value, 'sunset'), expected);
   }
-  const successor = url(value, 'successor', fail);
-  const documentation = url(value, 'documentation', fail);
-  const inBand = flag(value, keys[4]!, sunsetMs, fail);
-  const enforceSunset = flag(value, keys[5]!, sunsetMs, fail);
+  const successor = url(value, 'successor', reject);
+  const documentation = url(value, 'documentation', reject);
+  const inBand = flag(value, keys[4]!, sunsetMs, reject);
+  const enforceSunset = flag(value, keys[5]!, sunsetMs, reject);
   const list = own(value, 'brownouts') ?? [];
   if (!Array.isArray(list)) {
-    fail({
-      path: 'brownouts',
-      found: list,
-      expected: `${style === 'camel' ? 'an array' : 'an array of tables'} of { start, duration } windows`,
-    });
+    const array = style === 'camel' ? 'an array' : 'an array of tables';
+    reject('brownouts', list, `${array} of { start, duration } windows`);
   }
   const brownouts = (list as unknown[]).map((window, index) => {
     const path = `brownouts[${index}]`;
-    if (!isPlainObject(window)) {
-      return fail({
-        path,
-        found: window,
-        expected: `${style === 'camel' ? 'an object' : 'a table'} with start and duration`,
-      });
-    }
+    if (!isPlainObject(window))
+      return reject(path, window, `${object} with start and duration`);
     checkKeys(window, `${path}.`, BROWNOUT_KEYS, fail);
-    const startMs = instant(window, 'start', fail, true, `${path}.`)!;
+    const startMs = instant(window, 'start', reject, true, `${path}.`)!;
     const text = own(window, 'duration');
     const durationMs =
       typeof text === 'string' ? parseDuration(text) : undefined;
-    if (durationMs === undefined) {
-      fail({
-        path: `${path}.duration`,
-        found: text,
-        expected: DEPRECATION_EXPECTED.duration,
-      });
-    }
+    if (durationMs === undefined)
+      reject(`${path}.duration`, text, DEPRECATION_EXPECTED.duration);
     const endMs = startMs + durationMs;
     if (!isRepresentableInstant(endMs)) {
-      fail({
-        path: `${path}.duration`,
-        found: text,
-        expected: `a duration that ends the window by ${formatInstant(MAX_INSTANT_MS)}, the latest instant a date can hold`,
-      });
+      const latest = formatInstant(MAX_INSTANT_MS);
+      reject(
+        `${path}.duration`,
+        text,
+        `a duration that ends the window by ${latest}, the latest instant a date can hold`
+      );
     }
     return { startMs, endMs };
   });
-  const resolved = {
+  return {
     sinceMs,
     sunsetMs,
     successor,
@@ -168,8 +147,6 @@ export function resolveDeprecation(
     enforceSunset,
     brownouts,
   };
-  RESOLVED.set(value, resolved);
-  return resolved;
 }
 
 function checkKeys(
@@ -192,7 +169,7 @@ function checkKeys(
 function instant(
   value: Record<string, unknown>,
   key: string,
-  fail: (problem: DeprecationProblem) => never,
+  reject: Reject,
   required: boolean,
   prefix = ''
 ): number | undefined {
@@ -204,26 +181,20 @@ function instant(
       : typeof given === 'string'
         ? parseInstant(given)
         : undefined;
-  if (ms === undefined || !isRepresentableInstant(ms)) {
-    fail({
-      path: `${prefix}${key}`,
-      found: given,
-      expected: DEPRECATION_EXPECTED.instant,
-    });
-  }
+  if (ms === undefined || !isRepresentableInstant(ms))
+    reject(`${prefix}${key}`, given, DEPRECATION_EXPECTED.instant);
   return ms;
 }
 
 function url(
   value: Record<string, unknown>,
   key: string,
-  fail: (problem: DeprecationProblem) => never
+  reject: Reject
 ): string | undefined {
   const given = own(value, key);
   if (given === undefined) return undefined;
-  const href = typeof given === 'string' ? parseHttpUrl(given) : undefined;
-  if (href === undefined)
-    fail({ path: key, found: given, expected: DEPRECATION_EXPECTED.url });
+  const href = parseHttpUrl(given);
+  if (href === undefined) reject(key, given, DEPRECATION_EXPECTED.url);
   return href;
 }
 
@@ -231,53 +202,40 @@ function flag(
   value: Record<string, unknown>,
   key: string,
   sunsetMs: number | undefined,
-  fail: (problem: DeprecationProblem) => never
+  reject: Reject
 ): boolean {
   const given = own(value, key) ?? false;
   if (typeof given !== 'boolean')
-    fail({ path: key, found: given, expected: DEPRECATION_EXPECTED.boolean });
-  if (given && sunsetMs === undefined) {
-    fail({
-      path: key,
-      found: given,
-      expected: 'false, or a sunset to go with it',
-    });
-  }
+    reject(key, given, DEPRECATION_EXPECTED.boolean);
+  if (given && sunsetMs === undefined)
+    reject(key, given, 'false, or a sunset to go with it');
   return given;
 }
 
 /** A value found in code or TOML, as a message shows it. */
 export function renderFound(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value instanceof Date)
-    return Number.isNaN(value.getTime())
-      ? 'an invalid Date'
-      : `Date ${value.toISOString()}`;
+  if (
+    value === undefined ||
+    value instanceof Date ||
+    typeof value === 'function'
+  )
+    return describeValue(value);
   if (typeof value === 'bigint') return String(value);
-  if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return shorten(JSON.stringify(value));
   return shorten(JSON.stringify(value) ?? String(value));
 }
 
 /**
- * Settings read from a file (`in_band`, `enforce_sunset`), validated, as the options code
- * gives; their resolution is kept for every later reader.
+ * Settings read from a file (`in_band`, `enforce_sunset`), validated, as the options code gives.
  * @param fail called with the first problem; throws the file's ConfigError
  */
 export function deprecationFromFile(
   plain: unknown,
   fail: (problem: DeprecationProblem) => never
 ): DeprecationOptions {
-  const resolved = resolveDeprecation(plain, 'snake', fail);
-  const options = fromSnake(plain as Record<string, unknown>);
-  RESOLVED.set(options, resolved);
-  return options;
-}
-
-function fromSnake(plain: Record<string, unknown>): DeprecationOptions {
+  resolveDeprecation(plain, 'snake', fail);
   const options: Record<string, unknown> = {};
   CAMEL_KEYS.forEach((key, index) => {
-    const value = plain[KEYS.snake[index]!];
+    const value = (plain as Record<string, unknown>)[KEYS.snake[index]!];
     if (value !== undefined || key === 'since') options[key] = value;
   });
   return options as unknown as DeprecationOptions;

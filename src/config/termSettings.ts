@@ -87,11 +87,7 @@ export class TermSettingsReader {
 
   protected _variant(node: TermNode | undefined): Variant {
     if (node === undefined) return CONFIG_DEFAULTS.variant;
-    const variant =
-      node.kind === 'atom' ? VARIANTS.find(v => v === node.value) : undefined;
-    if (variant === undefined)
-      this._fail(node, 'for variant', expectedOneOf(nameOf(node), VARIANTS));
-    return variant;
+    return this._atomOf(node, 'variant', VARIANTS);
   }
 
   protected _handlers(node: TermNode | undefined): string[] {
@@ -100,21 +96,27 @@ export class TermSettingsReader {
       this._fail(node, 'for handlers', 'a non-empty list of handler names');
     const handlers: string[] = [];
     for (const item of node.elements) {
-      if (
-        item.kind !== 'atom' ||
-        !(KNOWN_HANDLERS as readonly string[]).includes(item.value)
-      ) {
-        this._fail(
-          item,
-          'for a handler',
-          expectedOneOf(nameOf(item), KNOWN_HANDLERS)
-        );
-      }
-      if (handlers.includes(item.value))
-        this._failAt(item, `${item.value} a second time`, 'each handler once');
-      handlers.push(item.value);
+      const handler = this._atomOf(item, 'a handler', KNOWN_HANDLERS);
+      if (handlers.includes(handler))
+        this._failAt(item, `${handler} a second time`, 'each handler once');
+      handlers.push(handler);
     }
     return handlers;
+  }
+
+  /** The atom `node` when it is one of `allowed`; otherwise the error naming the one it looks like. */
+  private _atomOf<T extends string>(
+    node: TermNode,
+    what: string,
+    allowed: readonly T[]
+  ): T {
+    const found =
+      node.kind === 'atom'
+        ? allowed.find(name => name === node.value)
+        : undefined;
+    if (found === undefined)
+      this._fail(node, `for ${what}`, expectedOneOf(nameOf(node), allowed));
+    return found;
   }
 
   /** `found <term> <context>, expected <expected>` at the node. */

@@ -6,7 +6,6 @@
 import type { TomlTable, TomlValue } from 'smol-toml' with {
   'resolution-mode': 'import',
 };
-import type { Variant } from '../attributes';
 import { VARIANTS } from '../attributes';
 import { ConfigError } from '../errors';
 import { expectedOneOf } from '../nameSuggestion';
@@ -31,6 +30,7 @@ import {
   KNOWN_HANDLERS,
   type HandlerGroupConfig,
   type ListenerConfig,
+  type ListenerTimeouts,
 } from './types';
 
 /** Listener keys this package reads. */
@@ -102,54 +102,43 @@ class TomlListenerReader {
       table,
       place,
       'port',
-      isPort,
+      undefined,
       EXPECTED.port,
-      undefined
+      isPort
     );
     const ipAddress = this._ipAddress(table, place);
     const ipVersion = this._ipVersion(table, place, ipAddress);
 
-    const timeouts: Pick<
-      ListenerConfig,
-      'requestTimeout' | 'headersTimeout' | 'keepAliveTimeout'
-    > = {};
-    let numAcceptors: number = CONFIG_DEFAULTS.numAcceptors;
-    let maxConnections: number = CONFIG_DEFAULTS.maxConnections;
-    const transport = table['transport'];
-    if (transport !== undefined) {
-      const transportPlace = `${place}.transport`;
-      if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
-      this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
-      numAcceptors = this._integer(
-        transport,
-        transportPlace,
-        'num_acceptors',
-        isPositiveCount,
-        EXPECTED.positiveInteger,
-        numAcceptors
-      );
-      maxConnections =
-        transport['max_connections'] === 'infinity'
-          ? Infinity
-          : this._integer(
-              transport,
-              transportPlace,
-              'max_connections',
-              isPositiveCount,
-              `${EXPECTED.positiveInteger} or "infinity"`,
-              maxConnections
-            );
-      for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
-        if (transport[key] === undefined) continue;
+    const transport = table['transport'] ?? {};
+    const transportPlace = `${place}.transport`;
+    if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
+    this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
+    const numAcceptors = this._integer(
+      transport,
+      transportPlace,
+      'num_acceptors',
+      CONFIG_DEFAULTS.numAcceptors
+    );
+    const maxConnections =
+      transport['max_connections'] === 'infinity'
+        ? Infinity
+        : this._integer(
+            transport,
+            transportPlace,
+            'max_connections',
+            CONFIG_DEFAULTS.maxConnections,
+            `${EXPECTED.positiveInteger} or "infinity"`
+          );
+    const timeouts: ListenerTimeouts = {};
+    for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
+      if (transport[key] !== undefined)
         timeouts[field] = this._integer(
           transport,
           transportPlace,
           key,
-          isPositiveCount,
-          EXPECTED.timeout,
-          undefined
+          undefined,
+          EXPECTED.timeout
         );
-      }
     }
 
     const listener: ListenerConfig = {
@@ -233,7 +222,10 @@ class TomlListenerReader {
     return {
       host,
       path,
-      variant: this._variant(table['variant'], `${place}.variant`),
+      variant:
+        table['variant'] === undefined
+          ? CONFIG_DEFAULTS.variant
+          : this._oneOf(table['variant'], `${place}.variant`, VARIANTS),
       handlers: this._handlers(table['handlers'], `${place}.handlers`),
       ...(table['deprecation'] === undefined
         ? {}
@@ -248,19 +240,6 @@ class TomlListenerReader {
     };
   }
 
-  private _variant(value: TomlValue | undefined, place: string): Variant {
-    if (value === undefined) return CONFIG_DEFAULTS.variant;
-    const variant = VARIANTS.find(v => v === value);
-    if (variant === undefined) {
-      this._fail(
-        place,
-        value,
-        expectedOneOf(typeof value === 'string' ? value : '', VARIANTS, quoted)
-      );
-    }
-    return variant;
-  }
-
   private _handlers(value: TomlValue | undefined, place: string): string[] {
     if (value === undefined) return [...CONFIG_DEFAULTS.handlers];
     if (!Array.isArray(value) || value.length === 0)
@@ -268,25 +247,26 @@ class TomlListenerReader {
     const handlers: string[] = [];
     value.forEach((name, index) => {
       const itemPlace = `${place}[${index}]`;
-      if (
-        typeof name !== 'string' ||
-        !(KNOWN_HANDLERS as readonly string[]).includes(name)
-      ) {
-        this._fail(
-          itemPlace,
-          name,
-          expectedOneOf(
-            typeof name === 'string' ? name : '',
-            KNOWN_HANDLERS,
-            quoted
-          )
-        );
-      }
-      if (handlers.includes(name))
+      const handler = this._oneOf(name, itemPlace, KNOWN_HANDLERS);
+      if (handlers.includes(handler))
         this._fail(itemPlace, name, 'each handler once', ' a second time');
-      handlers.push(name);
+      handlers.push(handler);
     });
     return handlers;
+  }
+
+  /** `value` when it is one of `allowed`; otherwise the error naming the one it looks like. */
+  private _oneOf<T extends string>(
+    value: TomlValue | undefined,
+    place: string,
+    allowed: readonly T[]
+  ): T {
+    const found = allowed.find(name => name === value);
+    if (found === undefined) {
+      const name = typeof value === 'string' ? value : '';
+      this._fail(place, value, expectedOneOf(name, allowed, quoted));
+    }
+    return found;
   }
 
   /** A required (`fallback` undefined) or optional integer setting. */
@@ -294,9 +274,9 @@ class TomlListenerReader {
     table: TomlTable,
     place: string,
     key: string,
-    valid: (value: bigint) => boolean,
-    expected: string,
-    fallback: number | undefined
+    fallback: number | undefined,
+    expected: string = EXPECTED.positiveInteger,
+    valid: (value: bigint) => boolean = isPositiveCount
   ): number {
     const value = table[key];
     if (value === undefined && fallback !== undefined) return fallback;

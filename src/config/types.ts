@@ -35,16 +35,33 @@ export const CONFIG_DEFAULTS = {
 };
 
 /**
- * The timeouts of every listener (configured, standalone and Prometheus) unless told otherwise,
- * in milliseconds. A request to a metrics endpoint is a few hundred bytes, so these are seconds,
- * not the minutes a general web server allows.
+ * How long a client may take, in milliseconds, on every listener (configured, standalone and
+ * Prometheus). A request to a metrics endpoint is a few hundred bytes, so these are seconds, not
+ * the minutes a general web server allows: a client that trickles its headers or a body cannot
+ * hold a connection slot for longer.
  */
+export interface ListenerTimeouts {
+  /**
+   * The longest a whole request (headers and any body) may take to arrive; then 408 and close.
+   * @default 10000
+   */
+  requestTimeout?: number;
+  /**
+   * The longest the headers may take to arrive; then 408 and close. At most `requestTimeout`.
+   * @default 5000
+   */
+  headersTimeout?: number;
+  /**
+   * How long an idle keep-alive connection stays open for the next request.
+   * @default 5000
+   */
+  keepAliveTimeout?: number;
+}
+
+/** The defaults of {@link ListenerTimeouts}. */
 export const DEFAULT_LISTENER_TIMEOUTS = Object.freeze({
-  /** The longest a whole request (headers and any body) may take to arrive. */
   requestTimeout: 10_000,
-  /** The longest the headers may take to arrive. */
   headersTimeout: 5_000,
-  /** How long an idle keep-alive connection stays open. */
   keepAliveTimeout: 5_000,
 });
 
@@ -75,8 +92,12 @@ export interface HandlerGroupConfig {
   place: string;
 }
 
-/** One HTTP listener carrying at least one handler group of ours. */
-export interface ListenerConfig {
+/**
+ * One HTTP listener carrying at least one handler group of ours. Its timeouts are the TOML
+ * `transport.request_timeout`, `headers_timeout` and `keep_alive_timeout` (extensions of the
+ * original configuration); left out, they are undefined and the listener defaults apply.
+ */
+export interface ListenerConfig extends ListenerTimeouts {
   /** TCP port, 0–65535; 0 lets the system choose. */
   port: number;
   /**
@@ -99,22 +120,6 @@ export interface ListenerConfig {
    * @default 1024
    */
   maxConnections: number;
-  /**
-   * Milliseconds a whole request may take to arrive (TOML `transport.request_timeout`, an
-   * extension of the original configuration).
-   * @default undefined (the listener default, DEFAULT_LISTENER_TIMEOUTS.requestTimeout)
-   */
-  requestTimeout?: number;
-  /**
-   * Milliseconds the headers may take to arrive (`transport.headers_timeout`); at most the request timeout.
-   * @default undefined (DEFAULT_LISTENER_TIMEOUTS.headersTimeout)
-   */
-  headersTimeout?: number;
-  /**
-   * Milliseconds an idle keep-alive connection stays open (`transport.keep_alive_timeout`).
-   * @default undefined (DEFAULT_LISTENER_TIMEOUTS.keepAliveTimeout)
-   */
-  keepAliveTimeout?: number;
   /** The handler groups, in file order (never empty). */
   handlerGroups: HandlerGroupConfig[];
   /** Where it was defined: `listen.http[0]` or `line 3, column 5`. */

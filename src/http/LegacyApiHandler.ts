@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseLegacyRoute, type LegacyRoute } from '../route/legacyRoute';
 import { negotiate } from './contentNegotiation';
+import { DeprecationPolicy } from './deprecation';
 import {
   announceTransitions,
   type DeprecationAnnouncer,
@@ -39,6 +40,7 @@ export class LegacyApiHandler<Req, Rep> {
   /** The mount's usage telemetry and deprecation warnings, which its entry point starts and stops. */
   readonly usage: UsageTelemetry | undefined;
   readonly announcer: DeprecationAnnouncer | undefined;
+  private readonly _deprecation: DeprecationPolicy | undefined;
   private readonly _inBand: InBandSunsetMetric | undefined;
   private readonly _unavailable: Record<'unregistered' | 'shutdown', string>;
   /** Whether a request reads the reader's clock: only a deprecation or telemetry needs it. */
@@ -56,7 +58,10 @@ export class LegacyApiHandler<Req, Rep> {
     prefix: string,
     private readonly _adapter: HttpAdapter<Req, Rep>
   ) {
-    const { reader, variant, deprecation, allowedHost } = _mount;
+    const { reader, variant, allowedHost } = _mount;
+    const deprecation =
+      _mount.deprecation && new DeprecationPolicy(_mount.deprecation);
+    this._deprecation = deprecation;
     this.usage = UsageTelemetry.create(
       _mount.usage,
       { prefix, variant },
@@ -125,7 +130,8 @@ export class LegacyApiHandler<Req, Rep> {
     nowMs: number
   ): number {
     const adapter = this._adapter;
-    const { deprecation, reader, variant } = this._mount;
+    const { reader, variant } = this._mount;
+    const deprecation = this._deprecation;
     const inBand = this._inBand;
     const raw = adapter.raw(request);
     const method = raw.method ?? 'GET';

@@ -12,9 +12,6 @@ export const OTHER_CLIENT = 'other';
 /** The attribute that marks this package's own tools, e.g. `migrate`; pollers never carry it. */
 export const CLIENT_TOOL_ATTRIBUTE = 'legacy_api.client.tool';
 
-/** The product token of this package's tools: `legacy-metrics-api/<version> (migrate)`. */
-export const TOOL_PRODUCT = 'legacy-metrics-api';
-
 /** The product token of a User-Agent (RFC 9110 §10.1.5) and its version. */
 const PRODUCT =
   /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\/([!#$%&'*+.^_`|~0-9A-Za-z-]+))?/;

@@ -41,15 +41,15 @@ export class ClientTable {
     routes: new Map(),
   };
   private _folded = false;
-
-  private readonly _warnings: NewClientWarnings;
+  /** The warnings about new clients, whose minute the telemetry closes on every request. */
+  readonly warnings: NewClientWarnings;
 
   /** `logNewClients: false` turns the new clients' warnings off. */
   constructor(
     private readonly _maxClients: number,
     logNewClients: boolean
   ) {
-    this._warnings = new NewClientWarnings(logNewClients);
+    this.warnings = new NewClientWarnings(logNewClients);
   }
 
   /**
@@ -65,7 +65,7 @@ export class ClientTable {
     if (this._clients.size >= this._maxClients) {
       if (!this._folded) {
         this._folded = true;
-        this._warnings.tableFull(
+        this.warnings.tableFull(
           `legacy metrics API: more than ${this._maxClients} clients; ${address} ` +
             `(User-Agent ${JSON.stringify(userAgent ?? '')}) and later new clients are counted as "${OTHER_CLIENT}"`
         );
@@ -76,21 +76,11 @@ export class ClientTable {
     const client: Client = { attributes, routes: new Map() };
     this._clients.set(key, client);
     if (tool === undefined)
-      this._warnings.newClient(
+      this.warnings.newClient(
         nowMs,
         `${address}, User-Agent ${JSON.stringify(userAgent ?? '')}, ${request.method} ${request.route}`
       );
     return client;
-  }
-
-  /** Closes the minute of new-client warnings when it is over at `nowMs`. */
-  tick(nowMs: number): void {
-    this._warnings.tick(nowMs);
-  }
-
-  /** Warns of the new clients not warned about yet. */
-  flushWarnings(): void {
-    this._warnings.flush();
   }
 
   /** The slot of `client` on `route` with `status`. */

@@ -50,19 +50,24 @@ export interface GoneBodies {
 }
 
 const DAY_MS = 86_400_000;
-const OPEN: Phase = {
-  fromMs: -Infinity,
-  toMs: Infinity,
-  gone: undefined,
-  everyMethod: false,
-};
-
-function bodies(message: string): GoneBodies {
-  return {
-    json: Buffer.from(jsonSerializer.error('gone', message)),
-    xml: Buffer.from(xmlSerializer.error('gone', message)),
-  };
+/** The phase `[fromMs, toMs)`: 410 Gone with `message` when given, else answering normally. */
+function phaseOf(
+  fromMs: number,
+  toMs: number,
+  message?: string,
+  everyMethod = false
+): Phase {
+  const gone =
+    message === undefined
+      ? undefined
+      : {
+          json: Buffer.from(jsonSerializer.error('gone', message)),
+          xml: Buffer.from(xmlSerializer.error('gone', message)),
+        };
+  return { fromMs, toMs, gone, everyMethod };
 }
+
+const OPEN = phaseOf(-Infinity, Infinity);
 
 /** `[start, end)` windows merged where they overlap or touch, in order. */
 export function mergeWindows(
@@ -80,19 +85,25 @@ export function mergeWindows(
 }
 
 /**
- * The `deprecation` option at `path` (e.g. `listeners[0].handlerGroups[1].deprecation`), resolved.
+ * The `deprecation` option at `path` (e.g. `listeners[0].handlerGroups[1].deprecation`), resolved,
+ * with `defaultSuccessor` as its successor when it names none; undefined when left out.
  * @throws InvalidOptionError naming the full path of the first invalid setting
  */
 export function deprecationOption(
   path: string,
-  value: unknown
-): ResolvedDeprecation {
-  return resolveDeprecation(value, 'camel', problem => {
+  value: unknown,
+  defaultSuccessor?: string
+): ResolvedDeprecation | undefined {
+  if (value === undefined) return undefined;
+  const settings = resolveDeprecation(value, 'camel', problem => {
     const at = problem.path === '' ? path : optionPath(path, problem.path);
     return problem.unknownKey === true
       ? unknownOption(at, problem.expected)
       : invalidOption(at, problem.found, problem.expected);
   });
+  return settings.successor === undefined && defaultSuccessor !== undefined
+    ? { ...settings, successor: defaultSuccessor }
+    : settings;
 }
 
 /**
@@ -104,14 +115,14 @@ export function defaultSuccessorOption(
   value: unknown
 ): string | undefined {
   if (value === undefined) return undefined;
-  const href = typeof value === 'string' ? parseHttpUrl(value) : undefined;
+  const href = parseHttpUrl(value);
   if (href === undefined) invalidOption(path, value, DEPRECATION_EXPECTED.url);
   return href;
 }
 
 /**
- * A validated deprecation, ready to serve: the headers, the schedule of phases with their 410
- * bodies, and the in-band metric's value. Built once per plugin registration.
+ * A resolved deprecation, ready to serve: the headers, the schedule of phases with their 410
+ * bodies, and the in-band metric's value. Built once per registration of the API.
  */
 export class DeprecationPolicy {
   /** Header name and value pairs every legacy response carries. */
@@ -138,32 +149,6 @@ export class DeprecationPolicy {
     this.headers = headers;
     this._phases = this._schedule();
     this._current = this._phases[0]!;
-  }
-
-  /**
-   * Validates code options, naming each by its full path below `base` (`legacyMetricsApi` gives
-   * `legacyMetricsApi.deprecation.sunset`; `''` gives `deprecation.sunset`).
-   * @returns undefined when `options` is undefined
-   * @throws InvalidOptionError
-   */
-  static fromOptions(
-    options: LegacyApiDeprecationOptions,
-    base: string
-  ): DeprecationPolicy | undefined {
-    const fallback = defaultSuccessorOption(
-      optionPath(base, 'defaultSuccessor'),
-      options.defaultSuccessor
-    );
-    if (options.deprecation === undefined) return undefined;
-    const settings = deprecationOption(
-      optionPath(base, 'deprecation'),
-      options.deprecation
-    );
-    return new DeprecationPolicy(
-      settings.successor === undefined && fallback !== undefined
-        ? { ...settings, successor: fallback }
-        : settings
-    );
   }
 
   /**
@@ -212,43 +197,31 @@ export class DeprecationPolicy {
   private _schedule(): Phase[] {
     const { sunsetMs, enforceSunset, successor } = this.settings;
     const use = successor === undefined ? '' : `; use ${successor} instead`;
+    const sunset =
+      sunsetMs === undefined
+        ? ''
+        : `; it will be switched off for good at ${formatInstant(sunsetMs)}`;
     const end = enforceSunset && sunsetMs !== undefined ? sunsetMs : Infinity;
     const phases: Phase[] = [];
     let at = -Infinity;
     for (const window of mergeWindows(this.settings.brownouts)) {
       if (window.startMs >= end) break;
       const endMs = Math.min(window.endMs, end);
-      phases.push({
-        fromMs: at,
-        toMs: window.startMs,
-        gone: undefined,
-        everyMethod: false,
-      });
-      const sunset =
-        sunsetMs === undefined
-          ? ''
-          : `; it will be switched off for good at ${formatInstant(sunsetMs)}`;
-      phases.push({
-        fromMs: window.startMs,
-        toMs: endMs,
-        gone: bodies(
+      phases.push(
+        phaseOf(at, window.startMs),
+        phaseOf(
+          window.startMs,
+          endMs,
           'the legacy metrics API is being switched off: this scheduled brownout lasts until ' +
             `${formatInstant(window.endMs)}${sunset}${use}`
-        ),
-        everyMethod: false,
-      });
+        )
+      );
       at = endMs;
     }
-    phases.push({ fromMs: at, toMs: end, gone: undefined, everyMethod: false });
+    phases.push(phaseOf(at, end));
     if (end !== Infinity) {
-      phases.push({
-        fromMs: end,
-        toMs: Infinity,
-        gone: bodies(
-          `the legacy metrics API was switched off at ${formatInstant(end)}${use}`
-        ),
-        everyMethod: true,
-      });
+      const message = `the legacy metrics API was switched off at ${formatInstant(end)}${use}`;
+      phases.push(phaseOf(end, Infinity, message, true));
     }
     return phases;
   }

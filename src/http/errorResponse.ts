@@ -35,12 +35,6 @@ export function errorCode(status: number): string {
   );
 }
 
-/** The format of an error for this Accept header: the negotiated one, JSON when there is none. */
-export function errorFormat(accept: string | undefined): LegacyFormat {
-  const format = negotiate(accept);
-  return format === 'xml' ? 'xml' : 'json';
-}
-
 /**
  * A request that announced a body which has not fully arrived: the reply closes the connection
  * rather than wait for it, since this API never reads bodies.
@@ -54,18 +48,24 @@ export function bodyPending(request: IncomingMessage): boolean {
   return announced && !request.complete;
 }
 
-/** Sends our error body with `status` through `adapter`, in `format`. */
+/**
+ * Sends our error body with `status` through `adapter`, in `format`: by default the negotiated
+ * one, JSON when there is none.
+ */
 export function sendErrorWith<Req, Rep>(
   adapter: HttpAdapter<Req, Rep>,
   request: Req,
   reply: Rep,
   status: number,
   message: string,
-  format: LegacyFormat = errorFormat(adapter.raw(request).headers.accept)
+  format?: LegacyFormat
 ): void {
-  const serializer = SERIALIZERS[format];
-  if (bodyPending(adapter.raw(request)))
-    adapter.header(reply, 'connection', 'close');
+  const raw = adapter.raw(request);
+  const serializer =
+    SERIALIZERS[
+      format ?? (negotiate(raw.headers.accept) === 'xml' ? 'xml' : 'json')
+    ];
+  if (bodyPending(raw)) adapter.header(reply, 'connection', 'close');
   adapter.header(reply, 'content-type', serializer.contentType);
   adapter.header(reply, 'vary', 'Accept');
   adapter.send(

@@ -17,9 +17,7 @@ import {
   type ResolvedLegacyApi,
 } from './legacyApiOptions';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
-import type { LegacyApiUsageOptions } from './usageTelemetry';
-
-export { ALLOWED_METHODS } from './LegacyApiHandler';
+import type { LegacyApiUsageOptions } from './usageOptions';
 
 /** Options of the {@link legacyMetricsApi} plugin. Pass `prefix` to `register` as usual. */
 export interface LegacyMetricsApiOptions
@@ -62,8 +60,11 @@ const stampArrival: onRequestHookHandler = (request, _reply, done) => {
   done();
 };
 
-/** The API's routes on `fastify` (the plugin's own context), from resolved options. */
-async function legacyApiRoutes(
+/**
+ * The API's routes on `fastify` (the plugin's own context), from resolved options: what the
+ * package's own servers register.
+ */
+export async function legacyApiRoutes(
   fastify: FastifyInstance,
   options: ResolvedLegacyApi
 ): Promise<void> {
@@ -119,23 +120,6 @@ async function legacyApiRoutes(
   }
 }
 
-/** The API's routes from options already resolved: what the package's own servers register. */
-export const resolvedLegacyMetricsApi = fastifyPlugin(legacyApiRoutes, {
-  fastify: '5.x',
-  name: 'otel-legacy-metrics-api-routes',
-  encapsulate: true,
-});
-
-async function legacyMetricsApiPlugin(
-  fastify: FastifyInstance,
-  options: LegacyMetricsApiOptions
-): Promise<void> {
-  await legacyApiRoutes(
-    fastify,
-    resolveLegacyApiOptions('legacyMetricsApi', options, FASTIFY_OPTION_KEYS)
-  );
-}
-
 /**
  * A fastify plugin that serves a {@link LegacyMetricsReader} as the legacy read-only JSON metrics
  * API: register it with a `prefix` (usually `/api`) and the API lives at `<prefix>/metrics`.
@@ -146,8 +130,11 @@ async function legacyMetricsApiPlugin(
  * Until the reader is registered on a MeterProvider, and once it is shut down, the API answers
  * 503 with the error body.
  */
-export const legacyMetricsApi = fastifyPlugin(legacyMetricsApiPlugin, {
-  fastify: '5.x',
-  name: 'otel-legacy-metrics-api',
-  encapsulate: true,
-});
+export const legacyMetricsApi = fastifyPlugin(
+  async (fastify: FastifyInstance, options: LegacyMetricsApiOptions) =>
+    legacyApiRoutes(
+      fastify,
+      resolveLegacyApiOptions('legacyMetricsApi', options, FASTIFY_OPTION_KEYS)
+    ),
+  { fastify: '5.x', name: 'otel-legacy-metrics-api', encapsulate: true }
+);

@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { DEFAULT_LISTENER_TIMEOUTS } from '../config/types';
-import type { ListenerSettings } from './listenerSettings';
+import type { ListenerSettings } from './listenerPlan';
 import { ListenError } from '../errors';
 import { isLoopbackAddress } from '../hostNames';
 import { emitLegacyWarning, WARNING_CODES } from '../warnings';

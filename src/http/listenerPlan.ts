@@ -1,11 +1,17 @@
 /**
- * The listeners of a configuration, validated and resolved before anything is bound: each
- * listener's address, port, connection cap and timeouts, and the handler groups it serves.
+ * Listeners resolved before anything is bound: each listener's address, port, connection cap
+ * and timeouts, and the handler groups it serves, in the one resolved type of each that the
+ * configured listeners and the standalone server share. The checks of a listener's timeouts
+ * and connection cap serve the Prometheus endpoint's listener too.
  */
 import { isIP } from 'node:net';
 import { VARIANTS } from '../attributes';
-import type { DeprecationOptions } from '../config/deprecationOptions';
-import { CONFIG_DEFAULTS, type ListenerConfig } from '../config/types';
+import {
+  CONFIG_DEFAULTS,
+  DEFAULT_LISTENER_TIMEOUTS,
+  type ListenerConfig,
+  type ListenerTimeouts,
+} from '../config/types';
 import {
   checkOptionObject,
   EXPECTED_OPTION,
@@ -14,32 +20,90 @@ import {
   oneOfOption,
   optionPath,
   portOption,
+  positiveIntegerOption,
   prefixOption,
 } from '../optionValidation';
 import { deprecationOption } from './deprecation';
-import type { LegacyMount } from './legacyMetricsApp';
-import {
-  maxConnectionsOption,
-  resolveTimeouts,
-  TIMEOUT_KEYS,
-  type ListenerSettings,
-} from './listenerSettings';
+import type { ResolvedLegacyApi } from './legacyApiOptions';
 
 /** The handler this package implements; a handler group without it serves nothing. */
 export const METRICS_HANDLER = 'service_api_metrics';
 
-/** One handler group to serve, validated: a mount of the API and where it is defined. */
-export interface GroupPlan extends LegacyMount {
+/** One handler group to serve, resolved: a mount of the API and where it is defined. */
+export interface GroupPlan extends Pick<
+  ResolvedLegacyApi,
+  'variant' | 'allowedHost' | 'deprecation'
+> {
+  /** The URL prefix, e.g. `/api`, normalised (no trailing slash; `/` stays `/`). */
+  readonly path: string;
   readonly place: string;
 }
 
-/** One listener to start, validated: the common ground of the server and the configured listeners. */
+/** One listener to start, resolved: the common ground of the server and the configured listeners. */
 export interface ListenerPlan extends ListenerSettings {
   readonly address: string;
   readonly port: number;
   readonly groups: readonly GroupPlan[];
   /** Where the listener is defined, at the start of a ListenError's message; '' for none. */
   readonly place: string;
+}
+
+/** How one listener behaves, once validated. */
+export interface ListenerSettings {
+  /** Connections beyond this are closed at once; `Infinity` for no cap. */
+  readonly maxConnections: number;
+  readonly timeouts: Required<ListenerTimeouts>;
+}
+
+/** The keys of {@link ListenerTimeouts}, for option checks. */
+export const TIMEOUT_KEYS = Object.freeze(
+  Object.keys(DEFAULT_LISTENER_TIMEOUTS)
+) as readonly (keyof ListenerTimeouts)[];
+
+/** Validates timeouts given at `path` (each at `path.requestTimeout` …) and applies the defaults. */
+export function resolveTimeouts(
+  path: string,
+  given: Record<string, unknown>
+): Required<ListenerTimeouts> {
+  const at = (key: string): string => optionPath(path, key);
+  const timeouts = Object.fromEntries(
+    TIMEOUT_KEYS.map(key => [
+      key,
+      positiveIntegerOption(
+        at(key),
+        given[key],
+        DEFAULT_LISTENER_TIMEOUTS[key]
+      ),
+    ])
+  ) as Required<ListenerTimeouts>;
+  if (timeouts.headersTimeout > timeouts.requestTimeout) {
+    // Node refuses a headers timeout beyond the request timeout.
+    const explicit = given['headersTimeout'] !== undefined;
+    invalidOption(
+      at(explicit ? 'headersTimeout' : 'requestTimeout'),
+      explicit ? timeouts.headersTimeout : timeouts.requestTimeout,
+      explicit
+        ? `at most requestTimeout (${timeouts.requestTimeout})`
+        : `at least headersTimeout (${timeouts.headersTimeout})`
+    );
+  }
+  return timeouts;
+}
+
+/** A connection cap: a positive integer or `Infinity`, or `fallback` when left out. */
+export function maxConnectionsOption(
+  path: string,
+  value: unknown,
+  fallback: number
+): number {
+  const maxConnections = value ?? fallback;
+  if (
+    typeof maxConnections !== 'number' ||
+    !(maxConnections >= 1) ||
+    !(Number.isSafeInteger(maxConnections) || maxConnections === Infinity)
+  )
+    invalidOption(path, maxConnections, 'a positive integer or Infinity');
+  return maxConnections;
 }
 
 /**
@@ -76,8 +140,14 @@ const GROUP_KEYS = [
   'deprecation',
 ];
 
-/** Validates every listener, so that an invalid one is reported before any is bound. */
-export function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
+/**
+ * Resolves every listener, so that an invalid one is reported before any is bound;
+ * `defaultSuccessor` is the successor of a deprecation that names none.
+ */
+export function planListeners(
+  listeners: readonly unknown[],
+  defaultSuccessor: string | undefined
+): ListenerPlan[] {
   return listeners.map((listener, index) => {
     const path = optionPath('listeners', index);
     checkOptionObject(path, listener, LISTENER_KEYS);
@@ -114,13 +184,21 @@ export function planListeners(listeners: readonly unknown[]): ListenerPlan[] {
         CONFIG_DEFAULTS.maxConnections
       ),
       timeouts: resolveTimeouts(path, listener),
-      groups: planGroups(groups, optionPath(path, 'handlerGroups')),
+      groups: planGroups(
+        groups,
+        optionPath(path, 'handlerGroups'),
+        defaultSuccessor
+      ),
       place: typeof place === 'string' ? place : path,
     };
   });
 }
 
-function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
+function planGroups(
+  groups: readonly unknown[],
+  base: string,
+  defaultSuccessor: string | undefined
+): GroupPlan[] {
   const plans: GroupPlan[] = [];
   groups.forEach((group, index) => {
     const path = optionPath(base, index);
@@ -135,7 +213,7 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
         handlers,
         'an array of handler names'
       );
-    const plan = {
+    const plan: GroupPlan = {
       path: prefixOption(optionPath(path, 'path'), group['path']),
       variant: oneOfOption(
         optionPath(path, 'variant'),
@@ -143,14 +221,16 @@ function planGroups(groups: readonly unknown[], base: string): GroupPlan[] {
         VARIANTS,
         CONFIG_DEFAULTS.variant
       ),
-      host: nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
+      allowedHost:
+        nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
       place: typeof group['place'] === 'string' ? group['place'] : path,
-      deprecation: group['deprecation'] as DeprecationOptions | undefined,
+      deprecation: deprecationOption(
+        optionPath(path, 'deprecation'),
+        group['deprecation'],
+        defaultSuccessor
+      ),
     };
-    // Resolved here, once: the plugin finds the resolution of the same settings.
-    if (plan.deprecation !== undefined)
-      deprecationOption(optionPath(path, 'deprecation'), plan.deprecation);
-    if (plan.host === '')
+    if (plan.allowedHost === '')
       invalidOption(
         optionPath(path, 'host'),
         undefined,

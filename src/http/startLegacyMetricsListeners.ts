@@ -14,14 +14,18 @@ import {
 } from '../optionValidation';
 import type { LegacySnapshotSource } from './LegacySnapshotSource';
 import type { LegacyApiDeprecationOptions } from './deprecation';
+import { resolveSharedApiOptions } from './legacyApiOptions';
+import { legacyApiRoutes } from './legacyMetricsApi';
+import { baseUrl, createListenerApp, listenApp } from './listen';
 import {
-  checkSharedApiOptions,
-  createLegacyMetricsApp,
-  type SharedApiOptions,
-} from './legacyMetricsApp';
-import { baseUrl, listenApp } from './listen';
-import { planListeners, type ListenerPlan } from './listenerPlan';
-import type { LegacyApiUsageOptions } from './usageTelemetry';
+  planListeners,
+  type ListenerPlan,
+  type ListenerSettings,
+} from './listenerPlan';
+import type {
+  LegacyApiUsageOptions,
+  ResolvedUsageOptions,
+} from './usageOptions';
 
 const SHARED_OPTION_KEYS = ['defaultSuccessor', 'meterProvider', 'usage'];
 const CONFIG_KEYS = ['file', 'format', 'listeners'];
@@ -96,10 +100,16 @@ export async function startLegacyMetricsListeners(
   options: LegacyMetricsListenersOptions = {}
 ): Promise<LegacyMetricsListeners> {
   const { listeners, file } = resolveConfig(config, options);
-  const { defaultSuccessor, meterProvider, usage } = options ?? {};
-  const shared = { defaultSuccessor, meterProvider, usage };
-  checkSharedApiOptions('options', shared);
-  return startListeners(reader, planListeners(listeners), file, shared);
+  const { defaultSuccessor, usage } = resolveSharedApiOptions(
+    'options',
+    options ?? {}
+  );
+  return startListeners(
+    reader,
+    planListeners(listeners, defaultSuccessor),
+    file,
+    usage
+  );
 }
 
 function resolveConfig(
@@ -129,14 +139,37 @@ function resolveConfig(
 }
 
 /**
- * Starts validated listeners one after the other; when one cannot bind, those already started
+ * A standalone fastify app serving the legacy API at each handler group of `plan`, with the
+ * behaviour of every listener of ours (see {@link createListenerApp}): requests that match no
+ * group (another path, another Host) get our 404; unknown methods get 501.
+ */
+export function createLegacyMetricsApp(
+  reader: LegacySnapshotSource,
+  plan: Pick<ListenerPlan, 'groups'> & Partial<ListenerSettings>,
+  usage: ResolvedUsageOptions
+): FastifyInstance {
+  const app = createListenerApp(plan);
+  for (const group of plan.groups) {
+    void app.register(legacyApiRoutes, {
+      ...group,
+      reader,
+      usage,
+      // fastify keeps a prefix of `/` as is, which would double the slash before `metrics`.
+      prefix: group.path === '/' ? '' : group.path,
+    });
+  }
+  return app;
+}
+
+/**
+ * Starts resolved listeners one after the other; when one cannot bind, those already started
  * are closed and the {@link ListenError} is thrown.
  */
 export async function startListeners(
   reader: LegacySnapshotSource,
   plans: readonly ListenerPlan[],
   file: string | undefined,
-  shared: SharedApiOptions = {}
+  usage: ResolvedUsageOptions
 ): Promise<LegacyMetricsListeners> {
   const apps: FastifyInstance[] = [];
   const running: RunningLegacyListener[] = [];
@@ -150,7 +183,7 @@ export async function startListeners(
     // Every app is made ready first: the plugins' option errors (a deprecation's dates, usage)
     // surface as themselves, before any listener is bound.
     for (const plan of plans) {
-      const app = createLegacyMetricsApp(reader, plan.groups, plan, shared);
+      const app = createLegacyMetricsApp(reader, plan, usage);
       apps.push(app);
       await app.ready();
     }
@@ -174,7 +207,7 @@ export async function startListeners(
           metricsUrl: `${url}${group.path === '/' ? '' : group.path}/metrics`,
           path: group.path,
           variant: group.variant,
-          host: group.host,
+          host: group.allowedHost,
           address,
           port,
           maxConnections: plan.maxConnections,

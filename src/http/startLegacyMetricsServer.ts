@@ -14,17 +14,17 @@ import {
   deprecationOption,
   type LegacyApiDeprecationOptions,
 } from './deprecation';
+import { resolveSharedApiOptions } from './legacyApiOptions';
 import { ANY_HOST } from './hostConstraint';
 import { baseUrl } from './listen';
 import {
   maxConnectionsOption,
   resolveTimeouts,
   TIMEOUT_KEYS,
-  type ListenerTimeouts,
-} from './listenerSettings';
-import { checkSharedApiOptions } from './legacyMetricsApp';
+} from './listenerPlan';
+import type { ListenerTimeouts } from '../config/types';
 import { startListeners } from './startLegacyMetricsListeners';
-import type { LegacyApiUsageOptions } from './usageTelemetry';
+import type { LegacyApiUsageOptions } from './usageOptions';
 
 /** Options of {@link startLegacyMetricsServer}. */
 export interface LegacyMetricsServerOptions
@@ -119,40 +119,31 @@ export async function startLegacyMetricsServer(
     options.maxConnections,
     DEFAULT_SERVER_OPTIONS.maxConnections
   );
+  const path = prefixOption('path', options.path, DEFAULT_SERVER_OPTIONS.path);
+  const variant = oneOfOption(
+    'variant',
+    options.variant,
+    VARIANTS,
+    DEFAULT_SERVER_OPTIONS.variant
+  );
+  const { defaultSuccessor, usage } = resolveSharedApiOptions('', options);
   const group = {
-    path: prefixOption('path', options.path, DEFAULT_SERVER_OPTIONS.path),
-    variant: oneOfOption(
-      'variant',
-      options.variant,
-      VARIANTS,
-      DEFAULT_SERVER_OPTIONS.variant
-    ),
-    host: allowedHost,
+    path,
+    variant,
+    allowedHost,
     place: '',
-    deprecation: options.deprecation,
+    deprecation: deprecationOption(
+      'deprecation',
+      options.deprecation,
+      defaultSuccessor
+    ),
   };
-  if (options.deprecation !== undefined)
-    deprecationOption('deprecation', options.deprecation);
-  const shared = {
-    defaultSuccessor: options.defaultSuccessor,
-    meterProvider: options.meterProvider,
-    usage: options.usage,
-  };
-  checkSharedApiOptions('', shared);
+  const timeouts = resolveTimeouts('', options as Record<string, unknown>);
   const started = await startListeners(
     reader,
-    [
-      {
-        address,
-        port,
-        maxConnections,
-        timeouts: resolveTimeouts('', options as Record<string, unknown>),
-        groups: [group],
-        place: '',
-      },
-    ],
+    [{ address, port, maxConnections, timeouts, groups: [group], place: '' }],
     undefined,
-    shared
+    usage
   );
   const listener = started.listeners[0]!;
   return {

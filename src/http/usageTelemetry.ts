@@ -14,14 +14,6 @@ import type { RequestReader } from './httpAdapter';
 import { UsageInstruments, type DurationSeries } from './usageInstruments';
 import type { ResolvedUsageOptions } from './usageOptions';
 
-export { OTHER_CLIENT } from './clientIdentity';
-export { USAGE_INSTRUMENTS, USAGE_VIEWS } from './usageInstruments';
-export {
-  DEFAULT_USAGE_OPTIONS,
-  type LegacyApiUsageOptions,
-  type UsageOptions,
-} from './usageOptions';
-
 /** Methods the HTTP semantic conventions name; every other method is `_OTHER`. */
 const KNOWN_METHODS = new Set(
   'CONNECT DELETE GET HEAD OPTIONS PATCH POST PUT TRACE QUERY'.split(' ')
@@ -98,7 +90,7 @@ export class UsageTelemetry {
 
   /** Records what is pending, warns of the new clients not warned about yet, and stops observing. */
   stop(): void {
-    this._clients.flushWarnings();
+    this._clients.warnings.flush();
     this._instruments.stop();
   }
 
@@ -119,7 +111,7 @@ export class UsageTelemetry {
     const userAgent = raw.headers['user-agent'];
     const url = raw.url;
     const method = raw.method;
-    this._clients.tick(nowMs);
+    this._clients.warnings.tick(nowMs);
     let memo = this._connections.get(socket);
     if (
       memo === undefined ||

@@ -19,7 +19,7 @@ import {
   servePrometheus,
   type PrometheusEndpoint,
 } from './prometheusEndpoint';
-import { USAGE_VIEWS } from '../http/usageTelemetry';
+import { USAGE_VIEWS } from '../http/usageInstruments';
 
 export { DEFAULT_METER_PROVIDER_OPTIONS } from './options';
 export type {

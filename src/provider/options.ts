@@ -9,7 +9,7 @@ import type {
   ViewOptions,
 } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
-import type { ListenerTimeouts } from '../http/listenerSettings';
+import type { ListenerTimeouts } from '../config/types';
 import type { LegacyMetricsReaderOptions } from '../reader/options';
 
 /**

@@ -7,11 +7,8 @@ import type { IMetricReader, ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { ANY_HOST } from '../http/hostConstraint';
-import {
-  resolveTimeouts,
-  TIMEOUT_KEYS,
-  type ListenerTimeouts,
-} from '../http/listenerSettings';
+import { resolveTimeouts, TIMEOUT_KEYS } from '../http/listenerPlan';
+import type { ListenerTimeouts } from '../config/types';
 import {
   booleanOption,
   checkOptionObject,
@@ -46,17 +43,13 @@ import {
 } from './sdkOptions';
 
 /** The Prometheus exposition as it will be served: mounted on the caller's app, or on a listener of its own. */
-export type ResolvedPrometheus =
-  | {
-      readonly app: FastifyInstance;
-      readonly endpoint: string;
-      readonly exporter: PrometheusExporterOptions;
-      readonly listener: undefined;
-    }
+export type ResolvedPrometheus = {
+  readonly endpoint: string;
+  readonly exporter: PrometheusExporterOptions;
+} & (
+  | { readonly app: FastifyInstance; readonly listener: undefined }
   | {
       readonly app: undefined;
-      readonly endpoint: string;
-      readonly exporter: PrometheusExporterOptions;
       readonly listener: {
         readonly address: string;
         readonly port: number;
@@ -64,7 +57,8 @@ export type ResolvedPrometheus =
         readonly allowedHost: string;
         readonly timeouts: Required<ListenerTimeouts>;
       };
-    };
+    }
+);
 
 /** OTLP as it will run. */
 export interface ResolvedOtlp {
@@ -153,17 +147,12 @@ export function resolvePrometheus(
     invalidOption('prometheus.endpoint', endpoint, 'a path starting with "/"');
   }
   const defaults = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
-  const resolvedEndpoint =
-    (endpoint as string | undefined) ?? defaults.endpoint;
-  const exporter = prometheusExporterOptions(given);
-  if (app !== undefined) {
-    return {
-      app: app as FastifyInstance,
-      endpoint: resolvedEndpoint,
-      exporter,
-      listener: undefined,
-    };
-  }
+  const served = {
+    endpoint: (endpoint as string | undefined) ?? defaults.endpoint,
+    exporter: prometheusExporterOptions(given),
+  };
+  if (app !== undefined)
+    return { ...served, app: app as FastifyInstance, listener: undefined };
   const address =
     nonEmptyStringOption('prometheus.address', given['address']) ??
     fromEnv('OTEL_EXPORTER_PROMETHEUS_HOST') ??
@@ -173,9 +162,8 @@ export function resolvePrometheus(
     portFromEnv('OTEL_EXPORTER_PROMETHEUS_PORT') ??
     defaults.port;
   return {
+    ...served,
     app: undefined,
-    endpoint: resolvedEndpoint,
-    exporter,
     listener: {
       address,
       port,
@@ -220,15 +208,12 @@ function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
     [true, false, 'auto'] as const,
     DEFAULT_METER_PROVIDER_OPTIONS.otlp.enabled
   );
-  const protocol =
-    given['protocol'] === undefined
-      ? undefined
-      : oneOfOption(
-          'otlp.protocol',
-          given['protocol'],
-          PROTOCOLS,
-          'http/protobuf'
-        );
+  const protocol = oneOfOption<OtlpProtocol | undefined>(
+    'otlp.protocol',
+    given['protocol'],
+    PROTOCOLS,
+    undefined
+  );
   const on =
     enabled === 'auto'
       ? url !== undefined ||

@@ -49,12 +49,17 @@ export const EXPORTER_KEYS = [
   'metricProducers',
 ];
 
+/** The items of the array option at `path`; none when it is left out. */
+function itemsOf(path: string, value: unknown, expected: string): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) invalidOption(path, value, expected);
+  return value;
+}
+
 /** The `views` option: each an object of known fields that the SDK accepts. */
 export function viewsOption(value: unknown): ViewOptions[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    invalidOption('views', value, 'an array of view options');
-  value.forEach((view, index) => {
+  const views = itemsOf('views', value, 'an array of view options');
+  views.forEach((view, index) => {
     const path = optionPath('views', index);
     checkOptionObject(path, view, VIEW_KEYS, 'view options (an object)');
     try {
@@ -68,15 +73,13 @@ export function viewsOption(value: unknown): ViewOptions[] {
       );
     }
   });
-  return value as ViewOptions[];
+  return views as ViewOptions[];
 }
 
 /** The `readers` option: metric readers, each given once. */
 export function readersOption(value: unknown): IMetricReader[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value))
-    invalidOption('readers', value, 'an array of metric readers');
-  value.forEach((reader, index) => {
+  const readers = itemsOf('readers', value, 'an array of metric readers');
+  readers.forEach((reader, index) => {
     const path = optionPath('readers', index);
     if (
       !isPlainObject(reader) ||
@@ -88,63 +91,61 @@ export function readersOption(value: unknown): IMetricReader[] {
         'a metric reader, such as a PeriodicExportingMetricReader'
       );
     }
-    if (value.indexOf(reader) !== index) {
+    if (readers.indexOf(reader) !== index) {
       invalidOption(
         path,
         reader,
-        `each reader once (the same as readers[${value.indexOf(reader)}])`
+        `each reader once (the same as readers[${readers.indexOf(reader)}])`
       );
     }
   });
-  return value as IMetricReader[];
+  return readers as IMetricReader[];
 }
 
 /** The exporter's own options among `prometheus` (already checked for unknown keys). */
 export function prometheusExporterOptions(
   given: Record<string, unknown>
 ): PrometheusExporterOptions {
-  const options: PrometheusExporterOptions = {};
   const { prefix, withResourceConstantLabels, metricProducers } = given;
-  if (prefix !== undefined) {
-    if (typeof prefix !== 'string')
-      invalidOption('prometheus.prefix', prefix, 'a string');
-    options.prefix = prefix;
-  }
+  if (prefix !== undefined && typeof prefix !== 'string')
+    invalidOption('prometheus.prefix', prefix, 'a string');
   for (const key of [
     'appendTimestamp',
     'withoutScopeInfo',
     'withoutTargetInfo',
-  ] as const) {
-    if (given[key] !== undefined)
-      options[key] = booleanOption(`prometheus.${key}`, given[key], false);
+  ])
+    booleanOption(`prometheus.${key}`, given[key], false);
+  if (
+    withResourceConstantLabels !== undefined &&
+    !(withResourceConstantLabels instanceof RegExp)
+  ) {
+    invalidOption(
+      'prometheus.withResourceConstantLabels',
+      withResourceConstantLabels,
+      'a RegExp such as /service_.+/'
+    );
   }
-  if (withResourceConstantLabels !== undefined) {
-    if (!(withResourceConstantLabels instanceof RegExp)) {
-      invalidOption(
-        'prometheus.withResourceConstantLabels',
-        withResourceConstantLabels,
-        'a RegExp such as /service_.+/'
-      );
-    }
-    options.withResourceConstantLabels = withResourceConstantLabels;
-  }
-  if (metricProducers !== undefined) {
-    if (
-      !Array.isArray(metricProducers) ||
-      !metricProducers.every(
+  if (
+    metricProducers !== undefined &&
+    !(
+      Array.isArray(metricProducers) &&
+      metricProducers.every(
         producer =>
           isPlainObject(producer) && typeof producer['collect'] === 'function'
       )
-    ) {
-      invalidOption(
-        'prometheus.metricProducers',
-        metricProducers,
-        'an array of MetricProducers (objects with a collect method)'
-      );
-    }
-    options.metricProducers = metricProducers as NonNullable<
-      PrometheusExporterOptions['metricProducers']
-    >;
+    )
+  ) {
+    invalidOption(
+      'prometheus.metricProducers',
+      metricProducers,
+      'an array of MetricProducers (objects with a collect method)'
+    );
   }
-  return options;
+  // Only the options given: the exporter applies its own defaults to the others.
+  return Object.fromEntries(
+    EXPORTER_KEYS.filter(key => given[key] !== undefined).map(key => [
+      key,
+      given[key],
+    ])
+  ) as PrometheusExporterOptions;
 }

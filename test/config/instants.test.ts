@@ -5,7 +5,7 @@ import {
   MAX_INSTANT_MS,
   parseInstant,
 } from '../../src/config/instants';
-import { DeprecationPolicy } from '../../src/http/deprecation';
+import { deprecationOption } from '../../src/http/deprecation';
 
 const YEAR_0 = -62167219200000;
 
@@ -51,10 +51,7 @@ describe('isRepresentableInstant', () => {
 describe('deprecation code options', () => {
   const fromOptions = (deprecation: unknown): unknown => {
     try {
-      DeprecationPolicy.fromOptions(
-        { deprecation: deprecation as never },
-        'legacyMetricsApi'
-      );
+      deprecationOption('legacyMetricsApi.deprecation', deprecation);
     } catch (error) {
       return error;
     }

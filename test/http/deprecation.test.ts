@@ -14,7 +14,9 @@ import {
   type Variant,
 } from '../../src';
 import { IN_BAND_METRIC_NAME } from '../../src/http/inBandSunsetMetric';
-import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
+import { deprecationOption } from '../../src/http/deprecation';
+import { createLegacyMetricsApp } from '../../src/http/startLegacyMetricsListeners';
+import { usageOptions } from '../../src/http/usageOptions';
 import { createRig, type Rig } from '../helpers';
 import { SERVERS, type Injection, type ServedApi } from './servers';
 
@@ -697,15 +699,25 @@ describe('startLegacyMetricsServer with a deprecation', () => {
   });
 
   it('should serve a handler group of a standalone app with the mount deprecation only', async () => {
-    const app = createLegacyMetricsApp(rig.reader, [
+    const group = {
+      variant: 'host_type',
+      allowedHost: '_',
+      place: '',
+    } as const;
+    const app = createLegacyMetricsApp(
+      rig.reader,
       {
-        path: '/old',
-        variant: 'host_type',
-        host: '_',
-        deprecation: { since: SINCE },
+        groups: [
+          {
+            ...group,
+            path: '/old',
+            deprecation: deprecationOption('deprecation', { since: SINCE }),
+          },
+          { ...group, path: '/api', deprecation: undefined },
+        ],
       },
-      { path: '/api', variant: 'host_type', host: '_' },
-    ]);
+      usageOptions('', {})
+    );
     try {
       await app.ready();
       const old = await app.inject({ url: '/old/metrics' });

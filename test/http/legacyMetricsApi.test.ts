@@ -13,7 +13,8 @@ import {
   legacyMetricsRequestListener,
   type Variant,
 } from '../../src';
-import { createLegacyMetricsApp } from '../../src/http/legacyMetricsApp';
+import { createLegacyMetricsApp } from '../../src/http/startLegacyMetricsListeners';
+import { usageOptions } from '../../src/http/usageOptions';
 import { createRig, type Rig } from '../helpers';
 import { SERVERS, type Injected, type ServedApi } from './servers';
 
@@ -485,9 +486,21 @@ describe('legacyMetricsApi', () => {
   it('should never answer 5xx to any path, header or query, but 501 to unknown methods (bounded random sample)', async () => {
     const rig = createRig({ hostTypes: ['localhost'] });
     await recordTraffic(rig);
-    const app = createLegacyMetricsApp(rig.reader, [
-      { path: '/api', variant: 'host_type', host: '_' },
-    ]);
+    const app = createLegacyMetricsApp(
+      rig.reader,
+      {
+        groups: [
+          {
+            path: '/api',
+            variant: 'host_type',
+            allowedHost: '_',
+            place: '',
+            deprecation: undefined,
+          },
+        ],
+      },
+      usageOptions('', {})
+    );
     const pieces = [
       'metrics',
       'all',

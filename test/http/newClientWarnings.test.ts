@@ -5,7 +5,7 @@ import {
   legacyMetricsApi,
   LegacyMetricsReader,
 } from '../../src';
-import { USAGE_INSTRUMENTS } from '../../src/http/usageTelemetry';
+import { USAGE_INSTRUMENTS } from '../../src/http/usageInstruments';
 import { NEW_CLIENT_WARNINGS_PER_MINUTE } from '../../src/http/newClientWarnings';
 import { WARNING_CODES } from '../../src/warnings';
 import { watchWarnings, type OperatorWarning } from './operatorWarnings';

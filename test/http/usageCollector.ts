@@ -7,7 +7,7 @@ import {
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { PACKAGE_METER_NAME } from '../../src';
-import { USAGE_INSTRUMENTS } from '../../src/http/usageTelemetry';
+import { USAGE_INSTRUMENTS } from '../../src/http/usageInstruments';
 
 /** Orders data points by their attributes, whatever the order of their keys. */
 export function byAttributes(

@@ -7,7 +7,8 @@ import {
   legacyMetricsApi,
   LegacyMetricsReader,
 } from '../../src';
-import { OTHER_CLIENT, USAGE_INSTRUMENTS } from '../../src/http/usageTelemetry';
+import { OTHER_CLIENT } from '../../src/http/clientIdentity';
+import { USAGE_INSTRUMENTS } from '../../src/http/usageInstruments';
 import { WARNING_CODES } from '../../src/warnings';
 import { httpRequest } from '../support/http';
 import { watchWarnings } from './operatorWarnings';

@@ -5,7 +5,7 @@
  * ratio, target ≥ 0.8), and, with no request load, the primary's CPU and IPC bytes per tick and
  * the event-loop delay of the primary and of the workers.
  *
- *   npm run bench:cluster [-- --seconds 5 --rounds 4 --scale L]
+ *   npm run bench:cluster [-- --seconds 3 --rounds 8 --scale L]
  *
  * `npm run bench` runs it last (see run.ts). This file is the bench (no role), the cluster's
  * primary (BENCH_ROLE=primary) and its workers.
@@ -311,8 +311,8 @@ async function main(): Promise<void> {
     );
   const result = await benchCluster({
     scale,
-    seconds: Number(option(args, 'seconds') ?? 5),
-    rounds: Number(option(args, 'rounds') ?? 4),
+    seconds: Number(option(args, 'seconds') ?? 3),
+    rounds: Number(option(args, 'rounds') ?? 8),
     connections: 16,
   });
   process.stdout.write(`${clusterTable(result)}\n\n${clusterTarget(result)}\n`);

@@ -653,8 +653,8 @@ async function main(): Promise<void> {
     log(`[cluster] ${CLUSTER_WORKERS} workers at scale ${options.cluster}`);
     clusterResult = await benchCluster({
       scale: options.cluster,
-      seconds: Math.max(2, Math.round(options.seconds / 2)),
-      rounds: 4,
+      seconds: Math.max(2, Math.round(options.seconds / 3)),
+      rounds: 8,
       connections: 16,
     });
   }

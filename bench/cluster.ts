@@ -248,8 +248,11 @@ export async function benchCluster(
     // Short rounds, alternating: both cases meet the workers' ticks alike.
     for (let round = 0; round < rounds; round++)
       for (const [i, c] of cases.entries()) {
-        log(`round ${round + 1}: ${i === 0 ? 'legacy' : 'static'}`);
-        c.runs.push(await runWrk({ url: c.url, connections, seconds }));
+        const run = await runWrk({ url: c.url, connections, seconds });
+        c.runs.push(run);
+        log(
+          `round ${round + 1}: ${i === 0 ? 'legacy' : 'static'} ${run.requestsPerSecond.toFixed(0)} req/s`
+        );
       }
     const rate = (runs: LoadResult[]): number =>
       runs.reduce((a, r) => a + r.requests, 0) /

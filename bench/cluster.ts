@@ -153,7 +153,7 @@ async function runPrimary(): Promise<void> {
       return staticBody.length;
     },
     /** The primary's CPU, IPC and loop delay, and the workers' loop delay, over `ms` of no request load. */
-    idle: async ({ ms }) => {
+    idle: async ({ ms }): Promise<IdleFigures> => {
       for (const worker of Object.values(cluster.workers ?? {}))
         worker?.send({ cmd: 'delay-reset' });
       delay.reset();
@@ -184,19 +184,23 @@ export interface ClusterOptions {
   connections: number;
 }
 
-export interface ClusterResult {
-  options: ClusterOptions;
-  machine: string;
-  loadAverage: number;
-  bodyBytes: number;
-  legacy: number;
-  ceiling: number;
+/** What the primary measures with no request load. */
+interface IdleFigures {
   cpuMsPerTick: number;
   ipcBytesPerTick: number;
   messagesPerTick: number;
   series: number;
   primaryDelay: LoopDelay;
   workersDelay: LoopDelay;
+}
+
+export interface ClusterResult extends IdleFigures {
+  options: ClusterOptions;
+  machine: string;
+  loadAverage: number;
+  bodyBytes: number;
+  legacy: number;
+  ceiling: number;
 }
 
 /** Runs the cluster case in a child primary and its workers; resolves with its figures. */
@@ -230,14 +234,7 @@ export async function benchCluster(
     // The workers' first, whole messages applied: the steady state is what is measured.
     await new Promise(done => setTimeout(done, 3_000));
     log('10 s with no request load: CPU, IPC and loop delay');
-    const idle = await primary.call<{
-      cpuMsPerTick: number;
-      ipcBytesPerTick: number;
-      messagesPerTick: number;
-      series: number;
-      primaryDelay: LoopDelay;
-      workersDelay: LoopDelay;
-    }>('idle', { ms: 10_000 });
+    const idle = await primary.call<IdleFigures>('idle', { ms: 10_000 });
     const bodyBytes = await primary.call<number>('freeze', { path });
     const cases = [
       { url: `${urls.legacy}${path}`, runs: [] as LoadResult[] },

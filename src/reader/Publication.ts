@@ -36,7 +36,7 @@ export class Publication {
       const series = dirty[this._seriesAt++]!;
       const record = series.publish();
       if (series instanceof HistogramSeries) {
-        const before = records.get(series.index) as HistogramRecord;
+        const before = records.published(series.index) as HistogramRecord;
         series.totals.memberChanged(before, record as HistogramRecord);
         if (series.totals.dirtyGen !== gen) {
           series.totals.dirtyGen = gen;

@@ -34,16 +34,16 @@ export class Publication {
     const dirty = this._dirty;
     while (this._seriesAt < dirty.length) {
       const series = dirty[this._seriesAt++]!;
-      const record = series.publish();
       if (series instanceof HistogramSeries) {
+        const record = series.publish();
         const before = records.published(series.index) as HistogramRecord;
-        series.totals.memberChanged(before, record as HistogramRecord);
+        series.totals.memberChanged(before, record);
         if (series.totals.dirtyGen !== gen) {
           series.totals.dirtyGen = gen;
           this._dirtyTotals.push(series.totals);
         }
-      }
-      records.set(series.index, record);
+        records.set(series.index, record);
+      } else series.writeRecord(records);
       if (slicer.due()) return false;
     }
     const dirtyTotals = this._dirtyTotals;

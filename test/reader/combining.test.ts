@@ -1,10 +1,9 @@
 import { combinedValue, totalValue } from '../../src/reader/combining';
+import type { Recorded, RecordReader } from '../../src/reader/records';
 import {
   NameTotals,
   SpiralSeries,
   ValueSeries,
-  type Recorded,
-  type RecordReader,
 } from '../../src/reader/series';
 
 /** Reads each series' freshly published working state. */

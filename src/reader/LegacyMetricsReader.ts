@@ -200,7 +200,8 @@ export class LegacyMetricsReader extends MetricReader {
     const slicer = this._store.slicer();
     try {
       await this._store.expireSliced(slot, slicer);
-      await this._store.applySliced(
+      // The collection is the tick's own: released as it is applied.
+      await this._store.consumeSliced(
         result.resourceMetrics,
         slot,
         monotonicMs,

@@ -144,9 +144,36 @@ export class MetricStore {
     slicer = this.slicer(),
     source = ''
   ): Promise<void> {
+    await this._feedSliced(resourceMetrics, slot, monotonicMs, slicer, source);
+  }
+
+  /**
+   * {@link applySliced} for a collection nobody reads afterwards (the reader's own): each
+   * metric's data points are released as soon as they are applied, so that the garbage
+   * collections between slices need not keep the applied part of the collection.
+   */
+  async consumeSliced(
+    resourceMetrics: ResourceMetrics,
+    slot: number,
+    monotonicMs: number,
+    slicer = this.slicer()
+  ): Promise<void> {
+    await this._feedSliced(resourceMetrics, slot, monotonicMs, slicer, '', true);
+  }
+
+  private async _feedSliced(
+    resourceMetrics: ResourceMetrics,
+    slot: number,
+    monotonicMs: number,
+    slicer: Slicer,
+    source: string,
+    release = false
+  ): Promise<void> {
     const cursor = feedCursor();
     const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
-    while (!this._feed.feed(resourceMetrics, cursor, sink, slicer, source))
+    while (
+      !this._feed.feed(resourceMetrics, cursor, sink, slicer, source, release)
+    )
       await slicer.pause();
   }
 

@@ -135,9 +135,6 @@ export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
   expireThrough(_slot: number): boolean {
     return false;
   }
-
-  /** The working state as a new record. */
-  abstract publish(): R;
 }
 
 /** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */

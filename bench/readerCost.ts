@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../src';
 import { MetricStore } from '../src/reader/MetricStore';
@@ -22,9 +24,10 @@ import {
  * `--reader baseline` registers a reader that asks the SDK for exactly the same aggregation
  * (delta temporality, exponential histograms, the same cardinality limit) and discards what it
  * collects, so that the difference between the two is what the legacy reader holds beyond the SDK.
- * `--reader store` times the legacy store alone: a LegacyMetricsReader's `collect()` (outside the
- * timing) hands each collection to a store of its own, whose unsliced expire, apply and publish
- * are timed. `--slice-ms N` sets the reader's `sliceMs` (a large one: one slice per tick).
+ * `--reader store` times the legacy store alone: the baseline reader's `collect()` (the same
+ * aggregation, outside the timing, and no timer of its own to take collections in between)
+ * hands each collection to a store, whose unsliced expire, apply and publish are timed. `--slice-ms N` sets the reader's `sliceMs` (a large one: one slice per tick);
+ * `--profile <file>` writes a CPU profile of the measured ticks alone.
  *
  * Time is simulated: the reader's clock is a variable that advances one slot per tick, so a
  * full 60 s window of slots is reached in seconds. Each tick is preceded by the updates of one
@@ -36,6 +39,7 @@ const WINDOW_SLOTS = DEFAULT_READER_OPTIONS.windowMs / SLOT_MS;
 
 function summary(values: number[]): {
   mean: number;
+  p10: number;
   median: number;
   p90: number;
   max: number;
@@ -45,9 +49,27 @@ function summary(values: number[]): {
     sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   return {
     mean: values.reduce((a, b) => a + b, 0) / values.length,
+    p10: at(0.1),
     median: at(0.5),
     p90: at(0.9),
     max: sorted[sorted.length - 1]!,
+  };
+}
+
+/** A CPU profile of the measured ticks alone (`--profile <file>`), for Chrome's DevTools. */
+async function startProfile(): Promise<{
+  stopInto(file: string): Promise<void>;
+}> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stopInto(file) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
   };
 }
 
@@ -90,9 +112,7 @@ async function main(): Promise<void> {
     ...(sliceMs === undefined ? {} : { sliceMs: Number(sliceMs) }),
   };
   const legacy =
-    kind === 'legacy' || kind === 'store'
-      ? new LegacyMetricsReader(readerOptions)
-      : undefined;
+    kind === 'legacy' ? new LegacyMetricsReader(readerOptions) : undefined;
   const reader = legacy ?? new BaselineReader(histogramMaxBuckets);
   const provider = new MeterProvider({ readers: [reader] });
   const workload = new Workload(provider.getMeter('bench'), scale);
@@ -136,20 +156,23 @@ async function main(): Promise<void> {
   const cpu: number[] = [];
   const wall: number[] = [];
   let longestSliceCpuMs = 0;
+  const profile = argument('profile');
+  const profiler = profile === undefined ? undefined : await startProfile();
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
     workload.update(workload.updatesPerSecond);
     const measured = await timeTick();
     cpu.push(measured.cpuMs);
     wall.push(measured.wallMs);
-    if (legacy !== undefined && store === undefined)
+    if (legacy !== undefined)
       longestSliceCpuMs = Math.max(
         longestSliceCpuMs,
         legacy.lastTickSlices.longestCpuMs
       );
   }
+  if (profiler !== undefined) await profiler.stopInto(profile!);
 
-  if (legacy !== undefined && store === undefined) {
+  if (legacy !== undefined) {
     // Hold what a polled snapshot holds: the bodies of the benchmarked endpoints.
     const { hostType, metric } = sampleOf(scale);
     for (const path of [

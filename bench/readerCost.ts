@@ -27,7 +27,8 @@ import {
  * `--reader store` times the legacy store alone: the baseline reader's `collect()` (the same
  * aggregation, outside the timing, and no timer of its own to take collections in between)
  * hands each collection to a store, whose unsliced expire, apply and publish are timed. `--slice-ms N` sets the reader's `sliceMs` (a large one: one slice per tick);
- * `--profile <file>` writes a CPU profile of the measured ticks alone.
+ * `--profile <file>` writes a CPU profile of the measured ticks alone; `--apply-first` has the
+ * store alone apply before it expires, as the reader does since the two were fused.
  *
  * Time is simulated: the reader's clock is a variable that advances one slot per tick, so a
  * full 60 s window of slots is reached in seconds. Each tick is preceded by the updates of one
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
   );
 
   const sliceMs = argument('slice-ms');
+  const applyFirst = process.argv.includes('--apply-first');
 
   const clock = { now: 1_700_000_000_000 };
   const readerOptions = {
@@ -134,8 +136,9 @@ async function main(): Promise<void> {
     const slot = Math.floor(clock.now / SLOT_MS);
     const cpu = process.cpuUsage();
     const wall = performance.now();
+    if (applyFirst) store.apply(resourceMetrics, slot, clock.now);
     store.expire(slot);
-    store.apply(resourceMetrics, slot, clock.now);
+    if (!applyFirst) store.apply(resourceMetrics, slot, clock.now);
     store.publish(clock.now, clock.now);
     return cpuAndWall(cpu, wall);
   };

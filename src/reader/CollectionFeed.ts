@@ -33,6 +33,8 @@ export class CollectionFeed {
     meters: MeterFilter,
     private readonly _directory: SeriesDirectory,
     private readonly _expiries: ExpiryWheel,
+    /** How many slots the window spans. */
+    private readonly _windowSlots: number,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
   ) {
@@ -46,6 +48,7 @@ export class CollectionFeed {
   sink(slot: number, monotonicMs: number, gen: number): PointSink {
     return {
       slot,
+      through: slot - this._windowSlots,
       gen,
       bind: (instrument, attributes, pointCount) =>
         this._instruments.binding(instrument, attributes, () =>

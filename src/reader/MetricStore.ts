@@ -18,7 +18,9 @@ import type { Variant } from '../attributes';
  * Every legacy series the reader knows, and the two variants' views of them. The reader's tick
  * is the only writer: `expire` slides the window, `apply` feeds the delta data points of one
  * collection into the current slot, both on the series' working state, and `publish` turns what
- * changed into new records and returns the content of the next snapshot. Work per tick is
+ * changed into new records and returns the content of the next snapshot. `apply` and `expire`
+ * may come in either order within a tick: a windowed series fed a point slides its window first,
+ * as `expire` would (cheapest with `apply` first, while its window is at hand). Work per tick is
  * proportional to the data points and the expiring slots, never to the number of series.
  * Times are on the monotonic clock, which the wall clock's steps leave alone.
  *
@@ -63,6 +65,7 @@ export class MetricStore {
         this.views
       ),
       this._expiries,
+      _options.windowMs / _options.slotMs,
       this._warnings,
       this._changed
     );

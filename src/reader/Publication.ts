@@ -1,5 +1,10 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
-import { HistogramSeries, type NameTotals, type Series } from './series';
+import {
+  HistogramSeries,
+  SpiralSeries,
+  type NameTotals,
+  type Series,
+} from './series';
 import type { Slicer } from './Slicer';
 import type { HistogramRecord } from './WindowedHistogram';
 
@@ -18,8 +23,16 @@ export class Publication {
 
   constructor(private readonly _records: RecordTableEditor) {}
 
-  /** Marks `series` changed in the tick of generation `gen` (once per tick). */
+  /**
+   * Marks `series` changed in the tick of generation `gen`. A spiral's record (two numbers) is
+   * written at once, at each change, while its state is at hand; the others are published once
+   * per tick, at its end.
+   */
   changed(series: Series, gen: number): void {
+    if (series instanceof SpiralSeries) {
+      series.writeRecord(this._records);
+      return;
+    }
     if (series.dirtyGen === gen) return;
     series.dirtyGen = gen;
     this._dirty.push(series);

@@ -25,6 +25,11 @@ import type { Slicer } from './Slicer';
 export interface PointSink {
   /** The slot the tick feeds. */
   readonly slot: number;
+  /**
+   * The last slot that leaves the window in this tick: a windowed series expires through it as
+   * its point is applied, where its window is read anyway, so that the expiry wheel need not.
+   */
+  readonly through: number;
   /** The generation of the tick: a series whose `dirtyGen` is this is already marked changed. */
   readonly gen: number;
   /** The binding of an attribute set not seen by identity yet (the slow path). */
@@ -33,7 +38,7 @@ export interface PointSink {
     attributes: Attributes,
     pointCount: number
   ): Binding | undefined;
-  /** Marks `series` changed in this tick. */
+  /** Marks `series` changed in this tick (a spiral: at each change). */
   changed(series: Series): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
   schedule(series: Series): void;
@@ -61,8 +66,11 @@ const feedSpiral: PointFeed = (binding, point, instrument, sink) => {
   if (value === 0) return;
   if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
   else {
+    // The window slides first, as the expiry wheel would have slid it.
+    series.expireThrough(sink.through);
     if (series.add(sink.slot, value)) sink.schedule(series);
-    if (series.dirtyGen !== sink.gen) sink.changed(series);
+    // A spiral's record is two numbers, written at each change: not once per tick.
+    sink.changed(series);
   }
 };
 
@@ -86,6 +94,8 @@ const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
   const series = binding as HistogramSeries;
   // A histogram whose buckets did not change since the last collection is left alone.
   if ((point.value as ExponentialHistogram).count === 0) return;
+  // The window slides first, as the expiry wheel would have slid it.
+  series.expireThrough(sink.through);
   if (series.add(sink.slot, point.value as ExponentialHistogram))
     sink.schedule(series);
   if (series.dirtyGen !== sink.gen) sink.changed(series);

@@ -137,8 +137,26 @@ export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
   }
 }
 
+/**
+ * A series with a window of slots. A tick may ask it to expire twice through the same slot (as
+ * its data point is applied, then from the expiry wheel): the second asking reads no slot.
+ */
+abstract class WindowedSeries<R> extends Series<R> {
+  /** The last slot expired through: every slot up to it is gone, and later data is newer. */
+  private _expiredThrough = -Infinity;
+
+  override expireThrough(slot: number): boolean {
+    if (slot <= this._expiredThrough) return false;
+    this._expiredThrough = slot;
+    return this.dropThrough(slot);
+  }
+
+  /** Drops the window's slots up to and including `slot`. Returns whether the state changed. */
+  protected abstract dropThrough(slot: number): boolean;
+}
+
 /** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */
-export class SpiralSeries extends Series<SpiralRecord> {
+export class SpiralSeries extends WindowedSeries<SpiralRecord> {
   readonly kind = 'spiral';
   private _count = 0;
   /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
@@ -166,7 +184,7 @@ export class SpiralSeries extends Series<SpiralRecord> {
     return true;
   }
 
-  override expireThrough(slot: number): boolean {
+  protected dropThrough(slot: number): boolean {
     const window = this._window;
     let dropped = 0;
     while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
@@ -308,7 +326,7 @@ export class ValueSource {
 }
 
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
-export class HistogramSeries extends Series<HistogramRecord> {
+export class HistogramSeries extends WindowedSeries<HistogramRecord> {
   readonly kind = 'histogram';
   readonly window = new WindowedHistogram(this.totals.shared);
 
@@ -317,7 +335,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
     return this.window.add(slot, point);
   }
 
-  override expireThrough(slot: number): boolean {
+  protected dropThrough(slot: number): boolean {
     return this.window.expireThrough(slot);
   }
 

@@ -2,6 +2,7 @@ import type { RecordTable, RecordTableEditor } from './RecordTable';
 import {
   HistogramSeries,
   SpiralSeries,
+  ValueSeries,
   type NameTotals,
   type Series,
 } from './series';
@@ -24,12 +25,15 @@ export class Publication {
   constructor(private readonly _records: RecordTableEditor) {}
 
   /**
-   * Marks `series` changed in the tick of generation `gen`. A spiral's record (two numbers) is
-   * written at once, at each change, while its state is at hand; the others are published once
-   * per tick, at its end.
+   * Marks `series` changed in the tick of generation `gen`. A record of a number or two that
+   * costs nothing to make (a spiral's, a value of at most one source) is written at once, at
+   * each change, while the series is at hand; the others are made once per tick, at its end.
    */
   changed(series: Series, gen: number): void {
-    if (series instanceof SpiralSeries) {
+    if (
+      series instanceof SpiralSeries ||
+      (series instanceof ValueSeries && series.recordIsCheap)
+    ) {
       series.writeRecord(this._records);
       return;
     }

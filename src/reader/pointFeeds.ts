@@ -38,7 +38,7 @@ export interface PointSink {
     attributes: Attributes,
     pointCount: number
   ): Binding | undefined;
-  /** Marks `series` changed in this tick (a spiral: at each change). */
+  /** Marks `series` changed in this tick: at each change, as some write their record at once. */
   changed(series: Series): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
   schedule(series: Series): void;
@@ -79,15 +79,13 @@ const feedValue: PointFeed = (binding, point, instrument, sink) => {
   const value = point.value as number;
   if (value === 0) return;
   if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
-  else if (series.add(value) && series.dirtyGen !== sink.gen)
-    sink.changed(series);
+  else if (series.add(value)) sink.changed(series);
 };
 
 const feedLastValue: PointFeed = (binding, point, _instrument, sink) => {
   const source = binding as ValueSource;
   // Kept exactly as reported, NaN included.
-  if (source.set(point.value as number) && source.series.dirtyGen !== sink.gen)
-    sink.changed(source.series);
+  if (source.set(point.value as number)) sink.changed(source.series);
 };
 
 const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {

@@ -247,6 +247,11 @@ export class ValueSeries extends Series<number> {
     super(totals, createdAtMonotonicMs, since, index);
   }
 
+  /** Whether its record is made without a loop: of one source of last values at most. */
+  get recordIsCheap(): boolean {
+    return this._lastValues.length <= 1;
+  }
+
   /** A new source of last values, which counts 0 until it reports. */
   source(): ValueSource {
     this._lastValues.push(0);

@@ -161,7 +161,14 @@ export class MetricStore {
     monotonicMs: number,
     slicer = this.slicer()
   ): Promise<void> {
-    await this._feedSliced(resourceMetrics, slot, monotonicMs, slicer, '', true);
+    await this._feedSliced(
+      resourceMetrics,
+      slot,
+      monotonicMs,
+      slicer,
+      '',
+      true
+    );
   }
 
   private async _feedSliced(

@@ -76,7 +76,10 @@ export class RecordTable {
    * `log` before the array, or `frozen` alone.
    * @internal
    */
-  replaced(log: UndoLog | undefined, frozen: readonly unknown[] | undefined): void {
+  replaced(
+    log: UndoLog | undefined,
+    frozen: readonly unknown[] | undefined
+  ): void {
     this._log = log;
     this._frozen = frozen;
   }

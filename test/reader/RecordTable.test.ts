@@ -1,4 +1,7 @@
-import { RecordTableEditor, type RecordTable } from '../../src/reader/RecordTable';
+import {
+  RecordTableEditor,
+  type RecordTable,
+} from '../../src/reader/RecordTable';
 
 describe('RecordTableEditor', () => {
   describe('publish', () => {

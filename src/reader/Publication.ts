@@ -10,10 +10,10 @@ import type { Slicer } from './Slicer';
 import type { HistogramRecord } from './WindowedHistogram';
 
 /**
- * What changed in the tick under way, and the making of its records: each series that changed
- * is published once per tick, then the `/all` sums of the histogram names it belongs to. The
- * records go into the editor's next version of the table, which no snapshot sees until
- * {@link finish} publishes it.
+ * What changed in the tick under way, and the making of its records: a series whose record is a
+ * number or two as it changes, every other series that changed once per tick, then the `/all`
+ * sums of the histogram names it belongs to. The records go into the editor's next version of
+ * the table, which no snapshot sees until {@link finish} publishes it.
  */
 export class Publication {
   private readonly _dirty: Series[] = [];

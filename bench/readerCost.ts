@@ -159,6 +159,7 @@ async function main(): Promise<void> {
   const cpu: number[] = [];
   const wall: number[] = [];
   let longestSliceCpuMs = 0;
+  let longestSliceMs = 0;
   const profile = argument('profile');
   const profiler = profile === undefined ? undefined : await startProfile();
   for (let i = 0; i < measuredTicks; i++) {
@@ -171,6 +172,11 @@ async function main(): Promise<void> {
       longestSliceCpuMs = Math.max(
         longestSliceCpuMs,
         legacy.lastTickSlices.longestCpuMs
+      );
+    if (legacy !== undefined)
+      longestSliceMs = Math.max(
+        longestSliceMs,
+        legacy.lastTickSlices.longestMs
       );
   }
   if (profiler !== undefined) await profiler.stopInto(profile!);
@@ -211,6 +217,7 @@ async function main(): Promise<void> {
     tickCpuMs: summary(cpu),
     tickWallMs: summary(wall),
     longestSliceCpuMs,
+    longestSliceMs,
     heapUsed: memory.heapUsed,
     external: memory.external,
   });

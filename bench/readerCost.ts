@@ -1,6 +1,12 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../src';
-import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
+import { MetricStore } from '../src/reader/MetricStore';
+import {
+  DEFAULT_READER_OPTIONS,
+  resolveReaderOptions,
+} from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
 import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 import { argument, emit } from './ipc';
@@ -18,6 +24,11 @@ import {
  * `--reader baseline` registers a reader that asks the SDK for exactly the same aggregation
  * (delta temporality, exponential histograms, the same cardinality limit) and discards what it
  * collects, so that the difference between the two is what the legacy reader holds beyond the SDK.
+ * `--reader store` times the legacy store alone: the baseline reader's `collect()` (the same
+ * aggregation, outside the timing, and no timer of its own to take collections in between)
+ * hands each collection to a store, whose unsliced expire, apply and publish are timed. `--slice-ms N` sets the reader's `sliceMs` (a large one: one slice per tick);
+ * `--profile <file>` writes a CPU profile of the measured ticks alone; `--apply-first` has the
+ * store alone apply before it expires, as the reader does since the two were fused.
  *
  * Time is simulated: the reader's clock is a variable that advances one slot per tick, so a
  * full 60 s window of slots is reached in seconds. Each tick is preceded by the updates of one
@@ -29,6 +40,7 @@ const WINDOW_SLOTS = DEFAULT_READER_OPTIONS.windowMs / SLOT_MS;
 
 function summary(values: number[]): {
   mean: number;
+  p10: number;
   median: number;
   p90: number;
   max: number;
@@ -38,9 +50,27 @@ function summary(values: number[]): {
     sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   return {
     mean: values.reduce((a, b) => a + b, 0) / values.length,
+    p10: at(0.1),
     median: at(0.5),
     p90: at(0.9),
     max: sorted[sorted.length - 1]!,
+  };
+}
+
+/** A CPU profile of the measured ticks alone (`--profile <file>`), for Chrome's DevTools. */
+async function startProfile(): Promise<{
+  stopInto(file: string): Promise<void>;
+}> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stopInto(file) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
   };
 }
 
@@ -53,6 +83,15 @@ async function collectGarbage(): Promise<void> {
   }
 }
 
+function cpuAndWall(
+  cpu: NodeJS.CpuUsage,
+  wall: number
+): { cpuMs: number; wallMs: number } {
+  const wallMs = performance.now() - wall;
+  const spent = process.cpuUsage(cpu);
+  return { cpuMs: (spent.user + spent.system) / 1000, wallMs };
+}
+
 async function main(): Promise<void> {
   const scaleName = argument('scale') ?? 'S';
   if (!isScaleName(scaleName)) throw new Error(`unknown scale ${scaleName}`);
@@ -63,28 +102,50 @@ async function main(): Promise<void> {
     argument('histogram-buckets') ?? DEFAULT_READER_OPTIONS.histogramMaxBuckets
   );
 
+  const sliceMs = argument('slice-ms');
+  const applyFirst = process.argv.includes('--apply-first');
+
   const clock = { now: 1_700_000_000_000 };
+  const readerOptions = {
+    hostTypes: hostTypeNames(scale),
+    histogramMaxBuckets,
+    now: () => clock.now,
+    monotonicNow: () => clock.now,
+    ...(sliceMs === undefined ? {} : { sliceMs: Number(sliceMs) }),
+  };
   const legacy =
-    kind === 'legacy'
-      ? new LegacyMetricsReader({
-          hostTypes: hostTypeNames(scale),
-          histogramMaxBuckets,
-          now: () => clock.now,
-        })
-      : undefined;
+    kind === 'legacy' ? new LegacyMetricsReader(readerOptions) : undefined;
   const reader = legacy ?? new BaselineReader(histogramMaxBuckets);
   const provider = new MeterProvider({ readers: [reader] });
   const workload = new Workload(provider.getMeter('bench'), scale);
+  const store =
+    kind === 'store'
+      ? new MetricStore(resolveReaderOptions(readerOptions))
+      : undefined;
 
+  /** One tick: the reader's, or the store's alone after a collection outside the timing. */
+  const tick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
+    if (store === undefined) {
+      const cpu = process.cpuUsage();
+      const wall = performance.now();
+      await reader.forceFlush();
+      return cpuAndWall(cpu, wall);
+    }
+    const { resourceMetrics } = await reader.collect();
+    await new Promise(resolve => setImmediate(resolve));
+    const slot = Math.floor(clock.now / SLOT_MS);
+    const cpu = process.cpuUsage();
+    const wall = performance.now();
+    if (applyFirst) store.apply(resourceMetrics, slot, clock.now);
+    store.expire(slot);
+    if (!applyFirst) store.apply(resourceMetrics, slot, clock.now);
+    store.publish(clock.now, clock.now);
+    return cpuAndWall(cpu, wall);
+  };
   const timeTick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
     // Yield first, so that no other work lands inside the measurement.
     await new Promise(resolve => setImmediate(resolve));
-    const cpu = process.cpuUsage();
-    const wall = performance.now();
-    await reader.forceFlush();
-    const wallMs = performance.now() - wall;
-    const spent = process.cpuUsage(cpu);
-    return { cpuMs: (spent.user + spent.system) / 1000, wallMs };
+    return tick();
   };
 
   workload.populate();
@@ -93,17 +154,32 @@ async function main(): Promise<void> {
   for (let i = 0; i < WINDOW_SLOTS + 10; i++) {
     clock.now += SLOT_MS;
     workload.update(workload.updatesPerSecond);
-    await reader.forceFlush();
+    await tick();
   }
   const cpu: number[] = [];
   const wall: number[] = [];
+  let longestSliceCpuMs = 0;
+  let longestSliceMs = 0;
+  const profile = argument('profile');
+  const profiler = profile === undefined ? undefined : await startProfile();
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
     workload.update(workload.updatesPerSecond);
-    const tick = await timeTick();
-    cpu.push(tick.cpuMs);
-    wall.push(tick.wallMs);
+    const measured = await timeTick();
+    cpu.push(measured.cpuMs);
+    wall.push(measured.wallMs);
+    if (legacy !== undefined)
+      longestSliceCpuMs = Math.max(
+        longestSliceCpuMs,
+        legacy.lastTickSlices.longestCpuMs
+      );
+    if (legacy !== undefined)
+      longestSliceMs = Math.max(
+        longestSliceMs,
+        legacy.lastTickSlices.longestMs
+      );
   }
+  if (profiler !== undefined) await profiler.stopInto(profile!);
 
   if (legacy !== undefined) {
     // Hold what a polled snapshot holds: the bodies of the benchmarked endpoints.
@@ -140,6 +216,8 @@ async function main(): Promise<void> {
     firstTick: first,
     tickCpuMs: summary(cpu),
     tickWallMs: summary(wall),
+    longestSliceCpuMs,
+    longestSliceMs,
     heapUsed: memory.heapUsed,
     external: memory.external,
   });

@@ -33,6 +33,8 @@ export class CollectionFeed {
     meters: MeterFilter,
     private readonly _directory: SeriesDirectory,
     private readonly _expiries: ExpiryWheel,
+    /** How many slots the window spans. */
+    private readonly _windowSlots: number,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
   ) {
@@ -46,6 +48,7 @@ export class CollectionFeed {
   sink(slot: number, monotonicMs: number, gen: number): PointSink {
     return {
       slot,
+      through: slot - this._windowSlots,
       gen,
       bind: (instrument, attributes, pointCount) =>
         this._instruments.binding(instrument, attributes, () =>
@@ -74,14 +77,16 @@ export class CollectionFeed {
   /**
    * Feeds from `cursor` until done (true) or until `slicer` says the slice is over (false).
    * Meters the legacy API does not serve are skipped. Each `source` (a cluster worker) has last
-   * values of its own.
+   * values of its own. With `release`, each metric's points array is emptied once fed, so that
+   * a collection fed in slices is not kept whole by the garbage collections between them.
    */
   feed(
     resourceMetrics: ResourceMetrics,
     cursor: FeedCursor,
     sink: PointSink,
     slicer: Slicer,
-    source: string
+    source: string,
+    release = false
   ): boolean {
     const scopes = resourceMetrics.scopeMetrics;
     for (; cursor.scope < scopes.length; cursor.scope++, cursor.metric = 0) {
@@ -105,6 +110,7 @@ export class CollectionFeed {
           slicer
         );
         if (cursor.point < metric.dataPoints.length) return false;
+        if (release) metric.dataPoints.length = 0;
         cursor.point = 0;
       }
     }

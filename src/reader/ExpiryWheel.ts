@@ -10,15 +10,24 @@ export class ExpiryWheel {
   private readonly _due = new Map<number, Series[]>();
   /** How far expiry went in the first list due, between two slices. */
   private _at = 0;
+  /** The list scheduled into last, and when it is due: a tick schedules into one list. */
+  private _lastList: Series[] | undefined = undefined;
+  private _lastDue = NaN;
 
   constructor(private readonly _windowSlots: number) {}
 
   /** Schedules the expiry of the data `series` got in `slot`. */
   schedule(slot: number, series: Series): void {
     const at = slot + this._windowSlots;
-    const list = this._due.get(at);
-    if (list === undefined) this._due.set(at, [series]);
-    else list.push(series);
+    if (at === this._lastDue) {
+      this._lastList!.push(series);
+      return;
+    }
+    let list = this._due.get(at);
+    if (list === undefined) this._due.set(at, (list = []));
+    list.push(series);
+    this._lastDue = at;
+    this._lastList = list;
   }
 
   /**
@@ -40,6 +49,10 @@ export class ExpiryWheel {
         if (slicer.due()) return false;
       }
       this._due.delete(at);
+      if (at === this._lastDue) {
+        this._lastDue = NaN;
+        this._lastList = undefined;
+      }
       this._at = 0;
     }
     return true;

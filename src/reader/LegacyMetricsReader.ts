@@ -199,13 +199,15 @@ export class LegacyMetricsReader extends MetricReader {
     // between them; the snapshot published before serves meanwhile, whole.
     const slicer = this._store.slicer();
     try {
-      await this._store.expireSliced(slot, slicer);
-      await this._store.applySliced(
+      // The collection is the tick's own: released as it is applied. Applied first: the series
+      // it feeds slide their windows as they are fed, and the wheel then expires the others.
+      await this._store.consumeSliced(
         result.resourceMetrics,
         slot,
         monotonicMs,
         slicer
       );
+      await this._store.expireSliced(slot, slicer);
       this._reportErrors(result.errors);
     } catch (error) {
       // Faults are isolated per series in the store; this is a defect, reported and survived.

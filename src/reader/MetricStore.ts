@@ -18,7 +18,9 @@ import type { Variant } from '../attributes';
  * Every legacy series the reader knows, and the two variants' views of them. The reader's tick
  * is the only writer: `expire` slides the window, `apply` feeds the delta data points of one
  * collection into the current slot, both on the series' working state, and `publish` turns what
- * changed into new records and returns the content of the next snapshot. Work per tick is
+ * changed into new records and returns the content of the next snapshot. `apply` and `expire`
+ * may come in either order within a tick: a windowed series fed a point slides its window first,
+ * as `expire` would (cheapest with `apply` first, while its window is at hand). Work per tick is
  * proportional to the data points and the expiring slots, never to the number of series.
  * Times are on the monotonic clock, which the wall clock's steps leave alone.
  *
@@ -63,6 +65,7 @@ export class MetricStore {
         this.views
       ),
       this._expiries,
+      _options.windowMs / _options.slotMs,
       this._warnings,
       this._changed
     );
@@ -144,9 +147,43 @@ export class MetricStore {
     slicer = this.slicer(),
     source = ''
   ): Promise<void> {
+    await this._feedSliced(resourceMetrics, slot, monotonicMs, slicer, source);
+  }
+
+  /**
+   * {@link applySliced} for a collection nobody reads afterwards (the reader's own): each
+   * metric's data points are released as soon as they are applied, so that the garbage
+   * collections between slices need not keep the applied part of the collection.
+   */
+  async consumeSliced(
+    resourceMetrics: ResourceMetrics,
+    slot: number,
+    monotonicMs: number,
+    slicer = this.slicer()
+  ): Promise<void> {
+    await this._feedSliced(
+      resourceMetrics,
+      slot,
+      monotonicMs,
+      slicer,
+      '',
+      true
+    );
+  }
+
+  private async _feedSliced(
+    resourceMetrics: ResourceMetrics,
+    slot: number,
+    monotonicMs: number,
+    slicer: Slicer,
+    source: string,
+    release = false
+  ): Promise<void> {
     const cursor = feedCursor();
     const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
-    while (!this._feed.feed(resourceMetrics, cursor, sink, slicer, source))
+    while (
+      !this._feed.feed(resourceMetrics, cursor, sink, slicer, source, release)
+    )
       await slicer.pause();
   }
 

@@ -1,13 +1,19 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
-import { HistogramSeries, type NameTotals, type Series } from './series';
+import {
+  HistogramSeries,
+  SpiralSeries,
+  ValueSeries,
+  type NameTotals,
+  type Series,
+} from './series';
 import type { Slicer } from './Slicer';
 import type { HistogramRecord } from './WindowedHistogram';
 
 /**
- * What changed in the tick under way, and the making of its records: each series that changed
- * is published once per tick, then the `/all` sums of the histogram names it belongs to. The
- * records go into the editor's next version of the table, which no snapshot sees until
- * {@link finish} publishes it.
+ * What changed in the tick under way, and the making of its records: a series whose record is a
+ * number or two as it changes, every other series that changed once per tick, then the `/all`
+ * sums of the histogram names it belongs to. The records go into the editor's next version of
+ * the table, which no snapshot sees until {@link finish} publishes it.
  */
 export class Publication {
   private readonly _dirty: Series[] = [];
@@ -18,8 +24,19 @@ export class Publication {
 
   constructor(private readonly _records: RecordTableEditor) {}
 
-  /** Marks `series` changed in the tick of generation `gen` (once per tick). */
+  /**
+   * Marks `series` changed in the tick of generation `gen`. A record of a number or two that
+   * costs nothing to make (a spiral's, a value of at most one source) is written at once, at
+   * each change, while the series is at hand; the others are made once per tick, at its end.
+   */
   changed(series: Series, gen: number): void {
+    if (
+      series instanceof SpiralSeries ||
+      (series instanceof ValueSeries && series.recordIsCheap)
+    ) {
+      series.writeRecord(this._records);
+      return;
+    }
     if (series.dirtyGen === gen) return;
     series.dirtyGen = gen;
     this._dirty.push(series);
@@ -34,16 +51,16 @@ export class Publication {
     const dirty = this._dirty;
     while (this._seriesAt < dirty.length) {
       const series = dirty[this._seriesAt++]!;
-      const record = series.publish();
       if (series instanceof HistogramSeries) {
-        const before = records.get(series.index) as HistogramRecord;
-        series.totals.memberChanged(before, record as HistogramRecord);
+        const record = series.publish();
+        const before = records.published(series.index) as HistogramRecord;
+        series.totals.memberChanged(before, record);
         if (series.totals.dirtyGen !== gen) {
           series.totals.dirtyGen = gen;
           this._dirtyTotals.push(series.totals);
         }
-      }
-      records.set(series.index, record);
+        records.set(series.index, record);
+      } else series.writeRecord(records);
       if (slicer.due()) return false;
     }
     const dirtyTotals = this._dirtyTotals;

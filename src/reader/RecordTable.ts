@@ -1,108 +1,160 @@
 /*
- * The published records of every series, as a persistent vector: a 32-way trie whose versions
- * share every node that did not change between them. Publishing a version copies only the paths
- * to the records replaced since the last one (each node at most once per version), so a tick
- * costs what changed, not what exists, and each snapshot owns its version outright: it never
- * changes, and it is garbage as soon as no snapshot holds it.
+ * The published records of every series, in one flat array that holds the newest published
+ * version. A tick stages its records beside the array, so the version it replaces serves whole
+ * meanwhile; publishing writes them into the array in one step and keeps the values they replace
+ * in an undo log, which the replaced version reads before the array. So every version answers
+ * the same forever, while a tick copies nothing that did not change: the newest version reads
+ * the array, an older one its logs first.
+ *
+ * A version held for long would pin every log published after it. The logs are therefore cut
+ * into epochs: once an epoch's logs hold about twice the table, the next publication copies the
+ * array once, and the versions of the epoch read that copy past their last log. A version thus
+ * pins at most its epoch's logs and one copy, and is garbage as soon as nobody holds it.
  */
 
-const BITS = 5;
-const WIDTH = 1 << BITS;
-const MASK = WIDTH - 1;
+/** What a log answers for an index it did not replace. */
+const ABSENT: unique symbol = Symbol('absent');
 
-interface TrieNode {
-  /** The editor that may still change this node in place: only ever one not yet published. */
-  readonly owner: object;
-  readonly items: unknown[];
+/** How many table sizes of logged values make an epoch. */
+const EPOCH_TABLES = 2;
+
+/** The values one publication replaced: what the version before it read at those indexes. */
+export class UndoLog {
+  /** The log of the next publication, while the epoch goes on. */
+  next: UndoLog | undefined = undefined;
+  /** At the epoch's end instead: the array as this log's publication left it. */
+  after: readonly unknown[] | undefined = undefined;
+  /** Index → its first position in the log, built when an old version first reads the log. */
+  private _positions: Map<number, number> | undefined = undefined;
+
+  constructor(
+    private readonly _indexes: readonly number[],
+    private readonly _values: readonly unknown[]
+  ) {}
+
+  /** The value `index` had before this log's publication, or {@link ABSENT} if it kept it. */
+  before(index: number): unknown {
+    let positions = this._positions;
+    if (positions === undefined) {
+      positions = new Map();
+      // The first position: an index staged twice was replaced first by its oldest value.
+      for (let i = this._indexes.length - 1; i >= 0; i--)
+        positions.set(this._indexes[i]!, i);
+      this._positions = positions;
+    }
+    const at = positions.get(index);
+    return at === undefined ? ABSENT : this._values[at];
+  }
 }
 
 /** One published version of the table: read-only. */
 export class RecordTable {
+  /** Once replaced: the log of the publication that replaced it. */
+  private _log: UndoLog | undefined = undefined;
+  /** Once replaced at an epoch's end: the array as it was, copied. */
+  private _frozen: readonly unknown[] | undefined = undefined;
+
   constructor(
-    private readonly _root: TrieNode,
-    private readonly _shift: number,
+    private readonly _array: readonly unknown[],
     /** How many records the table holds. */
     readonly size: number
   ) {}
 
   /** The record at `index` (below {@link size}). */
   get(index: number): unknown {
-    let node = this._root;
-    for (let shift = this._shift; shift > 0; shift -= BITS)
-      node = node.items[(index >>> shift) & MASK] as TrieNode;
-    return node.items[index & MASK];
+    if (this._frozen !== undefined) return this._frozen[index];
+    for (let log = this._log; log !== undefined; log = log.next) {
+      const value = log.before(index);
+      if (value !== ABSENT) return value;
+      if (log.after !== undefined) return log.after[index];
+    }
+    return this._array[index];
+  }
+
+  /**
+   * Called by the editor when a publication replaces this version: from then on it reads
+   * `log` before the array, or `frozen` alone.
+   * @internal
+   */
+  replaced(
+    log: UndoLog | undefined,
+    frozen: readonly unknown[] | undefined
+  ): void {
+    this._log = log;
+    this._frozen = frozen;
   }
 }
 
 /** Builds the next version of a table: changes made here are invisible to every published version. */
 export class RecordTableEditor {
-  private _owner: object = {};
-  private _root: TrieNode;
-  private _shift: number;
-  private _size: number;
-
-  constructor() {
-    this._root = { owner: this._owner, items: [] };
-    this._shift = 0;
-    this._size = 0;
-  }
+  /** The newest published version's records; indexes pushed since, past its size. */
+  private readonly _array: unknown[] = [];
+  private _stagedIndexes: number[] = [];
+  private _stagedValues: unknown[] = [];
+  private _newest: RecordTable | undefined = undefined;
+  /** The log of the last publication, which the next one's follows, in the same epoch. */
+  private _lastLog: UndoLog | undefined = undefined;
+  /** How many values the epoch's logs hold. */
+  private _logged = 0;
 
   get size(): number {
-    return this._size;
+    return this._array.length;
   }
 
-  /** The record at `index` as this editor has it. */
-  get(index: number): unknown {
-    let node = this._root;
-    for (let shift = this._shift; shift > 0; shift -= BITS)
-      node = node.items[(index >>> shift) & MASK] as TrieNode;
-    return node.items[index & MASK];
+  /** The record at `index` as the newest published version has it (or as pushed since). */
+  published(index: number): unknown {
+    return this._array[index];
   }
 
-  /** Replaces the record at `index` (below {@link size}). */
+  /** Replaces the record at `index` (below {@link size}) in the next version. */
   set(index: number, record: unknown): void {
-    this._leaf(index).items[index & MASK] = record;
+    this._stagedIndexes.push(index);
+    this._stagedValues.push(record);
   }
 
-  /** Appends a record; returns its index. */
+  /**
+   * Appends a record; returns its index. The versions published before never read it: they
+   * show only series older than they are.
+   */
   push(record: unknown): number {
-    const index = this._size;
-    if (index === 1 << (this._shift + BITS)) {
-      // Full at this depth: the old root becomes the first child of a new one.
-      this._root = { owner: this._owner, items: [this._root] };
-      this._shift += BITS;
-    }
-    this._size++;
-    this.set(index, record);
-    return index;
+    return this._array.push(record) - 1;
   }
 
-  /** Publishes what was built: later changes through this editor copy what they touch. */
+  /** Publishes what was built: the version published before keeps its records. */
   publish(): RecordTable {
-    const table = new RecordTable(this._root, this._shift, this._size);
-    this._owner = {};
-    return table;
-  }
-
-  /** The leaf that holds `index`, owned by this editor: the path to it is copied where shared. */
-  private _leaf(index: number): TrieNode {
-    let node = (this._root = this._own(this._root));
-    for (let shift = this._shift; shift > 0; shift -= BITS) {
-      const at = (index >>> shift) & MASK;
-      const child = node.items[at] as TrieNode | undefined;
-      const owned =
-        child === undefined
-          ? { owner: this._owner, items: [] }
-          : this._own(child);
-      node.items[at] = owned;
-      node = owned;
+    const array = this._array;
+    const indexes = this._stagedIndexes;
+    const values = this._stagedValues;
+    const replaced = this._newest;
+    const endsEpoch =
+      this._logged + indexes.length > EPOCH_TABLES * array.length;
+    let log: UndoLog | undefined;
+    if (endsEpoch) {
+      const frozen = array.slice();
+      if (this._lastLog !== undefined) this._lastLog.after = frozen;
+      replaced?.replaced(undefined, frozen);
+      for (let i = 0; i < indexes.length; i++) array[indexes[i]!] = values[i];
+      this._lastLog = undefined;
+      this._logged = 0;
+      indexes.length = 0;
+      values.length = 0;
+    } else {
+      // The staged values become the log: each swapped for the value it replaces.
+      for (let i = 0; i < indexes.length; i++) {
+        const at = indexes[i]!;
+        const old = array[at];
+        array[at] = values[i];
+        values[i] = old;
+      }
+      log = new UndoLog(indexes, values);
+      if (this._lastLog !== undefined) this._lastLog.next = log;
+      replaced?.replaced(log, undefined);
+      this._lastLog = log;
+      this._logged += indexes.length;
+      this._stagedIndexes = [];
+      this._stagedValues = [];
     }
-    return node;
-  }
-
-  private _own(node: TrieNode): TrieNode {
-    return node.owner === this._owner
-      ? node
-      : { owner: this._owner, items: node.items.slice() };
+    this._newest = new RecordTable(array, array.length);
+    return this._newest;
   }
 }

@@ -100,7 +100,7 @@ export class SeriesDirectory {
     let series = byPlacement.get(key);
     if (series !== undefined) return series;
     series = createSeries(totals, monotonicMs, gen, this._records.size);
-    this._records.push(series.publish());
+    series.appendRecord(this._records);
     byPlacement.set(key, series);
     for (const variant of VARIANTS) {
       const groupName = variant === 'host_type' ? hostType : (host ?? hostType);

@@ -2,7 +2,8 @@ import type { Variant } from '../attributes';
 import { zeroValue, type LegacyValue } from '../snapshot/legacyValues';
 import type { SnapshotContent, SortedNames } from '../snapshot/Snapshot';
 import { combinedValue, totalValue } from './combining';
-import type { NameTotals, Recorded, RecordReader } from './series';
+import type { Recorded, RecordReader } from './records';
+import type { NameTotals } from './series';
 import type { RecordTable } from './RecordTable';
 import { visibleMembers, type VariantIndex } from './VariantIndex';
 
@@ -43,7 +44,7 @@ export class StoreView implements SnapshotContent {
 
   /** A record as of this view's generation. */
   readonly read: RecordReader = <R>(cell: Recorded<R>): R =>
-    this._records.get(cell.index) as R;
+    cell.recordIn(this._records);
 
   names(variant: Variant): SortedNames {
     return (this._names[variant] ??= this._index.views[variant].sortedNames(

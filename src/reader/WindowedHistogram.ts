@@ -143,22 +143,40 @@ export class WindowedHistogram {
   record(): HistogramRecord {
     const entries = this._entries;
     if (entries.length === 0) return EMPTY_HISTOGRAM_RECORD;
-    return new HistogramRecord({ ...this._summary }, entries.slice());
+    return new HistogramRecord(this._summary, entries.slice());
   }
 }
 
 /**
  * A window's content at one moment, as a snapshot serves it: shared by reference, never
  * changed. Its legacy value (which sorts the buckets) is computed on first request and kept.
+ * The window's scalars are copied into fields of its own: one object per record.
  */
-export class HistogramRecord {
-  private _value: LegacyValue | undefined;
+export class HistogramRecord implements Readonly<HistogramSummary> {
+  readonly scale: number;
+  readonly count: number;
+  readonly sum: number;
+  readonly min: number;
+  readonly max: number;
+  readonly zeroCount: number;
+  private _value: LegacyValue | undefined = undefined;
 
   constructor(
-    /** The window's count, sum, min, max and scale. */
-    readonly summary: Readonly<HistogramSummary>,
+    summary: Readonly<HistogramSummary>,
     private readonly _entries: readonly SlotEntry[]
-  ) {}
+  ) {
+    this.scale = summary.scale;
+    this.count = summary.count;
+    this.sum = summary.sum;
+    this.min = summary.min;
+    this.max = summary.max;
+    this.zeroCount = summary.zeroCount;
+  }
+
+  /** The window's count, sum, min, max and scale. */
+  get summary(): Readonly<HistogramSummary> {
+    return this;
+  }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): HistogramAggregate {

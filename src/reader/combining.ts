@@ -4,10 +4,10 @@ import {
   SUMMED_VALUE_FIELDS,
   type LegacyValue,
 } from '../snapshot/legacyValues';
+import type { RecordReader } from './records';
 import type {
   HistogramSeries,
   NameTotals,
-  RecordReader,
   Series,
   SpiralSeries,
   ValueSeries,

@@ -14,6 +14,7 @@ import { HOST_TYPE_ATTRIBUTE } from '../attributes';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { attributeText } from './naming';
+import { pointFeedOf, type PointFeed } from './pointFeeds';
 import { ValueSource, type Series } from './series';
 
 /**
@@ -30,6 +31,8 @@ export interface InstrumentState {
   readonly scope: MeterScope;
   /** Reports last values (gauges, observable up-down counters), not increases. */
   readonly lastValue: boolean;
+  /** What each of its data points does to its binding, decided by its kind. */
+  readonly feed: PointFeed;
   /** The last tick generation that brought data points of the instrument. */
   seenGen: number;
   /** Fast path: the SDK hands the same attributes object back while a series stays active. */
@@ -155,12 +158,14 @@ export class InstrumentRegistry {
       meter.instruments.set(name, list);
     }
     for (const known of list) if (known.kind === kind) return known;
+    const lastValue = metric.dataPointType === DataPointType.GAUGE;
     const state: InstrumentState = {
       name,
       kind,
       integer: metric.descriptor.valueType === ValueType.INT,
       scope: meter.scope,
-      lastValue: metric.dataPointType === DataPointType.GAUGE,
+      lastValue,
+      feed: pointFeedOf(kind, lastValue),
       seenGen: 0,
       byIdentity: new WeakMap(),
       byHostType: new Map(),

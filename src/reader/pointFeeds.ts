@@ -3,6 +3,7 @@ import type {
   DataPoint,
   ExponentialHistogram,
 } from '@opentelemetry/sdk-metrics';
+import type { MetricKind } from '../snapshot/legacyValues';
 import type { Binding, InstrumentState } from './instruments';
 import type {
   HistogramSeries,
@@ -14,16 +15,21 @@ import type {
 import type { Slicer } from './Slicer';
 
 /*
- * The loops that feed one instrument's data points into its series, one loop per kind of
- * binding: an instrument's kind decides once what all its attribute sets bind to, so each loop
- * calls one class's methods only, and a data point on the steady path (an attribute set bound
- * before) costs a lookup and an update, with nothing allocated.
+ * The loop that feeds one instrument's data points into its series. An instrument's kind
+ * decides once, at its registration, what all its attribute sets bind to and so what the loop
+ * does with each point (a {@link PointFeed}); a data point on the steady path (an attribute set
+ * bound before) costs a lookup and an update, with nothing allocated.
  */
 
 /** What the loops need of the store in one tick. */
 export interface PointSink {
   /** The slot the tick feeds. */
   readonly slot: number;
+  /**
+   * The last slot that leaves the window in this tick: a windowed series expires through it as
+   * its point is applied, where its window is read anyway, so that the expiry wheel need not.
+   */
+  readonly through: number;
   /** The generation of the tick: a series whose `dirtyGen` is this is already marked changed. */
   readonly gen: number;
   /** The binding of an attribute set not seen by identity yet (the slow path). */
@@ -32,7 +38,7 @@ export interface PointSink {
     attributes: Attributes,
     pointCount: number
   ): Binding | undefined;
-  /** Marks `series` changed in this tick. */
+  /** Marks `series` changed in this tick: at each change, as some write their record at once. */
   changed(series: Series): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
   schedule(series: Series): void;
@@ -42,17 +48,68 @@ export interface PointSink {
 
 type Points = readonly DataPoint<unknown>[];
 
-/** The binding of a point's attribute set: by identity, else the slow path. */
-function bindingOf(
-  instrument: InstrumentState,
+/**
+ * What one kind of binding does with a data point of its instrument: the part of the loop that
+ * differs by kind. Each is small, and the loop's call of it sees at most four functions, which
+ * the compiler inlines.
+ */
+export type PointFeed = (
+  binding: NonNullable<Binding>,
   point: DataPoint<unknown>,
-  points: Points,
+  instrument: InstrumentState,
   sink: PointSink
-): Binding | undefined {
-  const cached = instrument.byIdentity.get(point.attributes);
-  return cached !== undefined
-    ? cached
-    : sink.bind(instrument, point.attributes, points.length);
+) => void;
+
+const feedSpiral: PointFeed = (binding, point, instrument, sink) => {
+  const series = binding as SpiralSeries;
+  const value = point.value as number;
+  if (value === 0) return;
+  if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
+  else {
+    // The window slides first, as the expiry wheel would have slid it.
+    series.expireThrough(sink.through);
+    if (series.add(sink.slot, value)) sink.schedule(series);
+    // A spiral's record is two numbers, written at each change: not once per tick.
+    sink.changed(series);
+  }
+};
+
+const feedValue: PointFeed = (binding, point, instrument, sink) => {
+  const series = binding as ValueSeries;
+  const value = point.value as number;
+  if (value === 0) return;
+  if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
+  else if (series.add(value)) sink.changed(series);
+};
+
+const feedLastValue: PointFeed = (binding, point, _instrument, sink) => {
+  const source = binding as ValueSource;
+  // Kept exactly as reported, NaN included.
+  if (source.set(point.value as number)) sink.changed(source.series);
+};
+
+const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
+  const series = binding as HistogramSeries;
+  // A histogram whose buckets did not change since the last collection is left alone.
+  if ((point.value as ExponentialHistogram).count === 0) return;
+  // The window slides first, as the expiry wheel would have slid it.
+  series.expireThrough(sink.through);
+  if (series.add(sink.slot, point.value as ExponentialHistogram))
+    sink.schedule(series);
+  if (series.dirtyGen !== sink.gen) sink.changed(series);
+};
+
+/** What the points of an instrument of `kind` feed, decided once when it registers. */
+export function pointFeedOf(kind: MetricKind, lastValue: boolean): PointFeed {
+  if (lastValue) return feedLastValue;
+  switch (kind) {
+    case 'spiral':
+      return feedSpiral;
+    case 'histogram':
+      return feedHistogram;
+    default:
+      return feedValue;
+  }
 }
 
 /**
@@ -66,112 +123,18 @@ export function feedPoints(
   sink: PointSink,
   slicer: Slicer
 ): number {
-  if (instrument.lastValue)
-    return feedLastValues(instrument, points, from, sink, slicer);
-  switch (instrument.kind) {
-    case 'spiral':
-      return feedSpirals(instrument, points, from, sink, slicer);
-    case 'histogram':
-      return feedHistograms(instrument, points, from, sink, slicer);
-    default:
-      return feedValues(instrument, points, from, sink, slicer);
-  }
-}
-
-function feedSpirals(
-  instrument: InstrumentState,
-  points: Points,
-  from: number,
-  sink: PointSink,
-  slicer: Slicer
-): number {
-  const { slot, gen } = sink;
+  const feed = instrument.feed;
+  const byIdentity = instrument.byIdentity;
   let at = from;
   while (at < points.length) {
     const point = points[at++]!;
-    const series = bindingOf(instrument, point, points, sink) as
-      SpiralSeries | null | undefined;
-    const value = point.value as number;
-    if (series != null && value !== 0) {
-      if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
-      else {
-        if (series.add(slot, value)) sink.schedule(series);
-        if (series.dirtyGen !== gen) sink.changed(series);
-      }
-    }
-    if (slicer.due()) break;
-  }
-  return at;
-}
-
-function feedValues(
-  instrument: InstrumentState,
-  points: Points,
-  from: number,
-  sink: PointSink,
-  slicer: Slicer
-): number {
-  const gen = sink.gen;
-  let at = from;
-  while (at < points.length) {
-    const point = points[at++]!;
-    const series = bindingOf(instrument, point, points, sink) as
-      ValueSeries | null | undefined;
-    const value = point.value as number;
-    if (series != null && value !== 0) {
-      if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
-      else if (series.add(value) && series.dirtyGen !== gen)
-        sink.changed(series);
-    }
-    if (slicer.due()) break;
-  }
-  return at;
-}
-
-function feedLastValues(
-  instrument: InstrumentState,
-  points: Points,
-  from: number,
-  sink: PointSink,
-  slicer: Slicer
-): number {
-  const gen = sink.gen;
-  let at = from;
-  while (at < points.length) {
-    const point = points[at++]!;
-    const source = bindingOf(instrument, point, points, sink) as
-      ValueSource | null | undefined;
-    // Kept exactly as reported, NaN included.
-    if (
-      source != null &&
-      source.set(point.value as number) &&
-      source.series.dirtyGen !== gen
-    )
-      sink.changed(source.series);
-    if (slicer.due()) break;
-  }
-  return at;
-}
-
-function feedHistograms(
-  instrument: InstrumentState,
-  points: Points,
-  from: number,
-  sink: PointSink,
-  slicer: Slicer
-): number {
-  const { slot, gen } = sink;
-  let at = from;
-  while (at < points.length) {
-    const point = points[at++]!;
-    const series = bindingOf(instrument, point, points, sink) as
-      HistogramSeries | null | undefined;
-    const value = point.value as ExponentialHistogram;
-    // A histogram whose buckets did not change since the last collection is left alone.
-    if (series != null && value.count > 0) {
-      if (series.add(slot, value)) sink.schedule(series);
-      if (series.dirtyGen !== gen) sink.changed(series);
-    }
+    // By identity (the SDK hands the same attributes object back), else the slow path.
+    const cached = byIdentity.get(point.attributes);
+    const binding =
+      cached !== undefined
+        ? cached
+        : sink.bind(instrument, point.attributes, points.length);
+    if (binding != null) feed(binding, point, instrument, sink);
     if (slicer.due()) break;
   }
   return at;

@@ -6,27 +6,15 @@ import {
   mergeInto,
   type HistogramAggregate,
 } from './histogramBuckets';
+import {
+  SinglePlaceRecorded,
+  type RecordSource,
+  type RecordWriter,
+} from './records';
 import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
-
-/**
- * Something whose state snapshots read. The tick works on its own state and, once per tick in
- * which that changed, publishes it as a new record into the store's record table: records are
- * replaced, never changed, and each snapshot holds its own version of the table.
- */
-export interface Recorded<R> {
-  /** Where its record is in the record table. */
-  readonly index: number;
-  /** The tick generation that last marked it changed: marked once per tick. */
-  dirtyGen: number;
-  /** The working state as a new record. */
-  publish(): R;
-}
 
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
 export type LastValueRule = 'sum' | 'max' | 'min' | 'average';
-
-/** A record as one snapshot's version of the record table holds it. */
-export type RecordReader = <R>(cell: Recorded<R>) => R;
 
 /** A spiral as published: the exact sums, as the deltas added up. */
 export class SpiralRecord {
@@ -42,7 +30,7 @@ export class SpiralRecord {
  * For histograms it also keeps the buckets of every member's window summed, so that `/all`
  * need not merge every window after each tick.
  */
-export class NameTotals implements Recorded<HistogramAggregate> {
+export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
   /** Every series of this name, oldest first. */
   readonly members: Series[] = [];
   /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
@@ -70,6 +58,7 @@ export class NameTotals implements Recorded<HistogramAggregate> {
     /** The instrument that gave the name first, for warnings: `counter "sent" of meter "app"`. */
     readonly origin: string
   ) {
+    super();
     this.shared = kind === 'histogram' ? emptyAggregate() : undefined;
   }
 
@@ -111,7 +100,7 @@ export class NameTotals implements Recorded<HistogramAggregate> {
  * One legacy metric of one host type, host or the global group. The reader's tick updates its
  * working state from delta data points and then publishes it as an immutable record.
  */
-export abstract class Series<R = unknown> implements Recorded<R> {
+export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
   abstract readonly kind: MetricKind;
   dirtyGen = -1;
 
@@ -125,7 +114,13 @@ export abstract class Series<R = unknown> implements Recorded<R> {
     /** Where its record is in the record table. */
     readonly index: number
   ) {
+    super();
     totals.members.push(this);
+  }
+
+  /** Appends its first record to the table, at {@link index} on (the table's size when it was made). */
+  appendRecord(records: RecordWriter): void {
+    records.push(this.publish());
   }
 
   /** Integer-valued instruments are served as integers. */
@@ -140,13 +135,28 @@ export abstract class Series<R = unknown> implements Recorded<R> {
   expireThrough(_slot: number): boolean {
     return false;
   }
+}
 
-  /** The working state as a new record. */
-  abstract publish(): R;
+/**
+ * A series with a window of slots. A tick may ask it to expire twice through the same slot (as
+ * its data point is applied, then from the expiry wheel): the second asking reads no slot.
+ */
+abstract class WindowedSeries<R> extends Series<R> {
+  /** The last slot expired through: every slot up to it is gone, and later data is newer. */
+  private _expiredThrough = -Infinity;
+
+  override expireThrough(slot: number): boolean {
+    if (slot <= this._expiredThrough) return false;
+    this._expiredThrough = slot;
+    return this.dropThrough(slot);
+  }
+
+  /** Drops the window's slots up to and including `slot`. Returns whether the state changed. */
+  protected abstract dropThrough(slot: number): boolean;
 }
 
 /** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */
-export class SpiralSeries extends Series<SpiralRecord> {
+export class SpiralSeries extends WindowedSeries<SpiralRecord> {
   readonly kind = 'spiral';
   private _count = 0;
   /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
@@ -174,7 +184,7 @@ export class SpiralSeries extends Series<SpiralRecord> {
     return true;
   }
 
-  override expireThrough(slot: number): boolean {
+  protected dropThrough(slot: number): boolean {
     const window = this._window;
     let dropped = 0;
     while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
@@ -193,6 +203,24 @@ export class SpiralSeries extends Series<SpiralRecord> {
 
   publish(): SpiralRecord {
     return new SpiralRecord(this._count, this._one);
+  }
+
+  // Two numbers in two places, `count` then `one`: no object per record.
+  override writeRecord(records: RecordWriter): void {
+    records.set(this.index, this._count);
+    records.set(this.index + 1, this._one);
+  }
+
+  override appendRecord(records: RecordWriter): void {
+    records.push(this._count);
+    records.push(this._one);
+  }
+
+  override recordIn(records: RecordSource): SpiralRecord {
+    return new SpiralRecord(
+      records.get(this.index) as number,
+      records.get(this.index + 1) as number
+    );
   }
 }
 
@@ -217,6 +245,11 @@ export class ValueSeries extends Series<number> {
     index: number
   ) {
     super(totals, createdAtMonotonicMs, since, index);
+  }
+
+  /** Whether its record is made without a loop: of one source of last values at most. */
+  get recordIsCheap(): boolean {
+    return this._lastValues.length <= 1;
   }
 
   /** A new source of last values, which counts 0 until it reports. */
@@ -298,7 +331,7 @@ export class ValueSource {
 }
 
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
-export class HistogramSeries extends Series<HistogramRecord> {
+export class HistogramSeries extends WindowedSeries<HistogramRecord> {
   readonly kind = 'histogram';
   readonly window = new WindowedHistogram(this.totals.shared);
 
@@ -307,7 +340,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
     return this.window.add(slot, point);
   }
 
-  override expireThrough(slot: number): boolean {
+  protected dropThrough(slot: number): boolean {
     return this.window.expireThrough(slot);
   }
 

@@ -28,12 +28,6 @@ export const ZERO_COUNT = 6;
 const NEGATIVE_AT = 7;
 const BUCKETS = 8;
 
-function nonEmpty(counts: readonly number[]): number {
-  let n = 0;
-  for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) n++;
-  return n;
-}
-
 /** An entry with its scalars set and room for the given numbers of bucket pairs. */
 function newEntry(
   slot: number,
@@ -60,9 +54,15 @@ function newEntry(
   return entry;
 }
 
-/** Writes the non-empty buckets of the SDK's dense counts as pairs from `at`; returns where they end. */
-function writeCounts(
-  entry: SlotEntry,
+/**
+ * The non-empty buckets of one data point as `index, count` pairs from 0, positive ones first:
+ * the SDK's dense counts read once, into an array kept for the next point (never shortened, as
+ * an assignment to `length` is a runtime call).
+ */
+const scratch: number[] = [];
+
+/** Writes the non-empty buckets of the SDK's dense counts into {@link scratch} from `at` as pairs; returns where they end. */
+function gatherCounts(
   at: number,
   offset: number,
   counts: readonly number[]
@@ -70,8 +70,8 @@ function writeCounts(
   for (let i = 0; i < counts.length; i++) {
     const count = counts[i]!;
     if (count > 0) {
-      entry[at++] = offset + i;
-      entry[at++] = count;
+      scratch[at++] = offset + i;
+      scratch[at++] = count;
     }
   }
   return at;
@@ -92,6 +92,8 @@ function writeBuckets(
 /** One delta data point of the SDK as the entry of `slot`. */
 export function entryOf(slot: number, point: ExponentialHistogram): SlotEntry {
   const { positive, negative } = point;
+  const positiveEnd = gatherCounts(0, positive.offset, positive.bucketCounts);
+  const end = gatherCounts(positiveEnd, negative.offset, negative.bucketCounts);
   const entry = newEntry(
     slot,
     point.scale,
@@ -100,15 +102,10 @@ export function entryOf(slot: number, point: ExponentialHistogram): SlotEntry {
     point.min ?? -Infinity,
     point.max ?? Infinity,
     point.zeroCount,
-    nonEmpty(positive.bucketCounts),
-    nonEmpty(negative.bucketCounts)
+    positiveEnd / 2,
+    (end - positiveEnd) / 2
   );
-  writeCounts(
-    entry,
-    writeCounts(entry, BUCKETS, positive.offset, positive.bucketCounts),
-    negative.offset,
-    negative.bucketCounts
-  );
+  for (let i = 0; i < end; i++) entry[BUCKETS + i] = scratch[i]!;
   return entry;
 }
 
@@ -167,8 +164,14 @@ export function aggregateOf(
   summary: Readonly<HistogramSummary>,
   entries: readonly SlotEntry[]
 ): HistogramAggregate {
+  // Field by field: `summary` may be a record with fields of its own besides these.
   const aggregate: HistogramAggregate = {
-    ...summary,
+    scale: summary.scale,
+    count: summary.count,
+    sum: summary.sum,
+    min: summary.min,
+    max: summary.max,
+    zeroCount: summary.zeroCount,
     positive: new Map(),
     negative: new Map(),
   };

@@ -1,15 +1,20 @@
-import { RecordTableEditor } from '../../src/reader/RecordTable';
+import {
+  RecordTableEditor,
+  type RecordTable,
+} from '../../src/reader/RecordTable';
 
 describe('RecordTableEditor', () => {
   describe('publish', () => {
     it('should leave every published version as it was, whatever the editor does next', () => {
       const editor = new RecordTableEditor();
-      // Past 32 × 32 records, so that the trie grows a third level.
       const count = 40 * 32;
       for (let i = 0; i < count; i++) editor.push(`v0:${i}`);
       const first = editor.publish();
       for (let i = 0; i < count; i += 7) editor.set(i, `v1:${i}`);
       editor.push('new');
+      // Staged, not published: the newest version still reads what it had.
+      expect(first.get(7)).toBe('v0:7');
+      expect(editor.published(7)).toBe('v0:7');
       const second = editor.publish();
       editor.set(0, 'v2:0');
       editor.set(0, 'v3:0');
@@ -20,8 +25,38 @@ describe('RecordTableEditor', () => {
       expect(first.size).toBe(count);
       expect(second.size).toBe(count + 1);
       expect(second.get(count)).toBe('new');
-      expect(editor.get(0)).toBe('v3:0');
-      expect(editor.publish().get(0)).toBe('v3:0');
+      const third = editor.publish();
+      expect(third.get(0)).toBe('v3:0');
+      expect(second.get(0)).toBe('v1:0');
+      expect(first.get(0)).toBe('v0:0');
+      expect(editor.published(0)).toBe('v3:0');
+    });
+
+    it('should keep every version held across many publications and epochs as it was published', () => {
+      const editor = new RecordTableEditor();
+      const size = 50;
+      const model: number[] = [];
+      for (let i = 0; i < size; i++) {
+        editor.push(-i);
+        model.push(-i);
+      }
+      const held: { table: RecordTable; values: number[] }[] = [];
+      held.push({ table: editor.publish(), values: [...model] });
+      // 30 changes per publication against 50 records: an epoch ends every few publications.
+      let random = 12345;
+      for (let gen = 1; gen <= 40; gen++) {
+        for (let k = 0; k < 30; k++) {
+          random = (random * 1103515245 + 12345) % 2 ** 31;
+          const index = random % size;
+          model[index] = gen * 1000 + k;
+          editor.set(index, model[index]);
+        }
+        held.push({ table: editor.publish(), values: [...model] });
+      }
+      for (const { table, values } of held)
+        expect(Array.from({ length: size }, (_, i) => table.get(i))).toEqual(
+          values
+        );
     });
   });
 

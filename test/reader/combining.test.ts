@@ -1,11 +1,6 @@
 import { combinedValue, totalValue } from '../../src/reader/combining';
-import {
-  NameTotals,
-  SpiralSeries,
-  ValueSeries,
-  type Recorded,
-  type RecordReader,
-} from '../../src/reader/series';
+import type { Recorded, RecordReader } from '../../src/reader/records';
+import { NameTotals, SpiralSeries, ValueSeries } from '../../src/reader/series';
 
 /** Reads each series' freshly published working state. */
 const current: RecordReader = <R>(cell: Recorded<R>): R => cell.publish();

@@ -244,7 +244,8 @@ export class LegacyClusterAggregator {
     const source = `worker ${worker.id}`;
     const queued = this._work.run(async slicer => {
       const monotonicMs = await this._work.advance(slicer);
-      await this._store.applySliced(
+      // The decoded message is the job's own: released as it is applied.
+      await this._store.consumeSliced(
         collection,
         this._work.slot,
         monotonicMs,

@@ -24,7 +24,7 @@ import type { Variant } from '../attributes';
  * proportional to the data points and the expiring slots, never to the number of series.
  * Times are on the monotonic clock, which the wall clock's steps leave alone.
  *
- * Each step also comes sliced (`expireSliced`, `applySliced`, `publishSliced`): the same work in
+ * Each step also comes sliced (`expireSliced`, `consumeSliced`, `publishSliced`): the same work in
  * slices of bounded time, yielding to the event loop between them. Nothing a snapshot reads
  * changes before the publication's last, synchronous step, so the snapshot published before
  * serves, whole, while the next one is built. One tick at a time: the steps of two ticks must
@@ -139,50 +139,23 @@ export class MetricStore {
     );
   }
 
-  /** {@link apply} in slices of `slicer`'s budget. */
-  async applySliced(
+  /**
+   * {@link apply} in slices of `slicer`'s budget, for a collection nobody reads afterwards (the
+   * reader's own, a cluster worker's decoded message): each metric's data points are released
+   * as soon as they are applied, so that the garbage collections between slices need not keep
+   * the applied part.
+   */
+  async consumeSliced(
     resourceMetrics: ResourceMetrics,
     slot: number,
     monotonicMs: number,
     slicer = this.slicer(),
     source = ''
   ): Promise<void> {
-    await this._feedSliced(resourceMetrics, slot, monotonicMs, slicer, source);
-  }
-
-  /**
-   * {@link applySliced} for a collection nobody reads afterwards (the reader's own): each
-   * metric's data points are released as soon as they are applied, so that the garbage
-   * collections between slices need not keep the applied part of the collection.
-   */
-  async consumeSliced(
-    resourceMetrics: ResourceMetrics,
-    slot: number,
-    monotonicMs: number,
-    slicer = this.slicer()
-  ): Promise<void> {
-    await this._feedSliced(
-      resourceMetrics,
-      slot,
-      monotonicMs,
-      slicer,
-      '',
-      true
-    );
-  }
-
-  private async _feedSliced(
-    resourceMetrics: ResourceMetrics,
-    slot: number,
-    monotonicMs: number,
-    slicer: Slicer,
-    source: string,
-    release = false
-  ): Promise<void> {
     const cursor = feedCursor();
     const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
     while (
-      !this._feed.feed(resourceMetrics, cursor, sink, slicer, source, release)
+      !this._feed.feed(resourceMetrics, cursor, sink, slicer, source, true)
     )
       await slicer.pause();
   }

@@ -227,7 +227,7 @@ describe('LegacyMetricsReader sliced tick', () => {
   });
 });
 
-describe('MetricStore applySliced', () => {
+describe('MetricStore consumeSliced', () => {
   it("should keep each source's last values apart, as apply does, and forget a source's", async () => {
     const hostTypes = ['a', 'b', 'c'];
     const collector = rig({ ...QUIET, hostTypes });
@@ -240,8 +240,14 @@ describe('MetricStore applySliced', () => {
       resolveReaderOptions({ ...QUIET, hostTypes, slicePoints: 1 })
     );
     const slicer = store.slicer();
-    await store.applySliced(resourceMetrics, 0, 0, slicer, 'worker 1');
     store.apply(resourceMetrics, 0, 0, 'worker 2');
+    await store.consumeSliced(resourceMetrics, 0, 0, slicer, 'worker 1');
+    // Consumed: each metric's points were released once applied.
+    expect(
+      resourceMetrics.scopeMetrics.flatMap(s =>
+        s.metrics.map(m => m.dataPoints.length)
+      )
+    ).toEqual([0]);
     const values = (): number[] => {
       const snapshot = new Snapshot(store.publish(0, 0));
       return hostTypes.map(hostType => {

@@ -35,8 +35,11 @@ export interface InstrumentState {
   readonly feed: PointFeed;
   /** The last tick generation that brought data points of the instrument. */
   seenGen: number;
-  /** Fast path: the SDK hands the same attributes object back while a series stays active. */
-  readonly byIdentity: WeakMap<Attributes, Binding>;
+  /**
+   * Fast path: the SDK hands the same attributes object back while a series stays active.
+   * Undefined for a cluster worker's instruments, whose messages are decoded afresh each time.
+   */
+  readonly byIdentity: WeakMap<Attributes, Binding> | undefined;
   /** Attribute sets that hold only a string `host_type`, by that string: no key to build or keep. */
   readonly byHostType: Map<string, Binding>;
   /** Every other attribute set, by {@link attributesKey}. */
@@ -47,6 +50,24 @@ export interface InstrumentState {
 interface MeterState {
   readonly scope: MeterScope;
   readonly instruments: Map<string, InstrumentState[]>;
+  /** Reported by a cluster worker, not by the process's own SDK. */
+  readonly fromWorker: boolean;
+}
+
+/** Where an attribute set's bindings are kept in an instrument, and under which key. */
+interface SetKey {
+  readonly byHostType: boolean;
+  readonly key: string;
+}
+
+function setKeyOf(attributes: Attributes): SetKey {
+  const keys = Object.keys(attributes).sort();
+  const hostType = attributes[HOST_TYPE_ATTRIBUTE];
+  return keys.length === 1 &&
+    keys[0] === HOST_TYPE_ATTRIBUTE &&
+    typeof hostType === 'string'
+    ? { byHostType: true, key: hostType }
+    : { byHostType: false, key: attributesKey(keys, attributes) };
 }
 
 /** What becomes of an instrument the store cannot serve. */
@@ -99,6 +120,8 @@ export class InstrumentRegistry {
   private readonly _meters = new Map<string, MeterState | null>();
   /** The keys of `_meters` registered for each named source (a cluster worker). */
   private readonly _sourceKeys = new Map<string, string[]>();
+  /** The keys of the attribute sets of the workers' messages, by object, while a message lives. */
+  private readonly _workerSetKeys = new WeakMap<Attributes, SetKey>();
 
   constructor(private readonly _filter: MeterFilter) {}
 
@@ -113,7 +136,11 @@ export class InstrumentRegistry {
     let state = this._meters.get(key);
     if (state === undefined) {
       state = this._filter.serves(scope.name)
-        ? { scope: scopeOf(scope), instruments: new Map() }
+        ? {
+            scope: scopeOf(scope),
+            instruments: new Map(),
+            fromWorker: source !== '',
+          }
         : null;
       this._meters.set(key, state);
       if (source !== '') {
@@ -167,7 +194,7 @@ export class InstrumentRegistry {
       lastValue,
       feed: pointFeedOf(kind, lastValue),
       seenGen: 0,
-      byIdentity: new WeakMap(),
+      byIdentity: meter.fromWorker ? undefined : new WeakMap(),
       byHostType: new Map(),
       byKey: new Map(),
     };
@@ -184,23 +211,27 @@ export class InstrumentRegistry {
     attributes: Attributes,
     bind: () => Binding | undefined
   ): Binding | undefined {
-    const cached = instrument.byIdentity.get(attributes);
+    const byIdentity = instrument.byIdentity;
+    const cached = byIdentity?.get(attributes);
     if (cached !== undefined) return cached;
-    const keys = Object.keys(attributes).sort();
-    const hostType = attributes[HOST_TYPE_ATTRIBUTE];
-    const byHostType =
-      keys.length === 1 &&
-      keys[0] === HOST_TYPE_ATTRIBUTE &&
-      typeof hostType === 'string';
-    const map = byHostType ? instrument.byHostType : instrument.byKey;
-    const key = byHostType ? hostType : attributesKey(keys, attributes);
-    let binding = map.get(key);
+    // A worker's message shares one object per attribute set among its instruments: its key is
+    // made once per message; the process's own sets are keyed once per series (above).
+    let setKey: SetKey | undefined;
+    if (byIdentity === undefined) {
+      setKey = this._workerSetKeys.get(attributes);
+      if (setKey === undefined) {
+        setKey = setKeyOf(attributes);
+        this._workerSetKeys.set(attributes, setKey);
+      }
+    } else setKey = setKeyOf(attributes);
+    const map = setKey.byHostType ? instrument.byHostType : instrument.byKey;
+    let binding = map.get(setKey.key);
     if (binding === undefined) {
       binding = bind();
       if (binding === undefined) return undefined;
-      map.set(key, binding);
+      map.set(setKey.key, binding);
     }
-    instrument.byIdentity.set(attributes, binding);
+    byIdentity?.set(attributes, binding);
     return binding;
   }
 

@@ -129,7 +129,7 @@ export function feedPoints(
   while (at < points.length) {
     const point = points[at++]!;
     // By identity (the SDK hands the same attributes object back), else the slow path.
-    const cached = byIdentity.get(point.attributes);
+    const cached = byIdentity?.get(point.attributes);
     const binding =
       cached !== undefined
         ? cached

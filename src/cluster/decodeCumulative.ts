@@ -4,6 +4,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import type { ScopeMetrics } from '@opentelemetry/sdk-metrics';
+import { AttributeKeys } from '../reader/clusterWire';
 import type { CumulativeKind } from './encodeCumulative';
 import {
   array,
@@ -90,7 +91,7 @@ function metric(
   value: unknown,
   where: string,
   table: AttributeTable,
-  keyOf: (attributes: Attributes) => string
+  keys: AttributeKeys
 ): CumulativeMetricChanges {
   const [name, kind, isInteger, description, unit, bounds, points] = array(
     value,
@@ -117,7 +118,7 @@ function metric(
     boundaries,
     points: readPoints(points, where, table, (attributes, pointValue) => ({
       attributes,
-      key: keyOf(attributes),
+      key: keys.key(attributes),
       value:
         buckets > 0
           ? histogram(pointValue, buckets)
@@ -132,16 +133,8 @@ function metric(
  */
 export function decodeCumulative(body: string): CumulativeChanges {
   // Points of one message share their attribute set's object: its key is made once.
-  const keys = new Map<Attributes, string>();
-  const keyOf = (attributes: Attributes): string => {
-    let key = keys.get(attributes);
-    if (key === undefined) {
-      key = JSON.stringify(attributes);
-      keys.set(attributes, key);
-    }
-    return key;
-  };
+  const keys = new AttributeKeys();
   return decodeScopes(body, 'c', (value, where, table) =>
-    metric(value, where, table, keyOf)
+    metric(value, where, table, keys)
   );
 }

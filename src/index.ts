@@ -36,6 +36,7 @@ export {
 export type { InvalidOptionDetails, LegacyApiErrorCode } from './errors';
 export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
 export type { TickSlices } from './reader/LegacyMetricsReader';
+export type { ServingStatus } from './reader/ServedStore';
 export { LegacyClusterAggregator } from './cluster/LegacyClusterAggregator';
 export type { LegacyClusterAggregatorOptions } from './cluster/options';
 export { createClusterPrimaryWithLegacyApi } from './cluster/createClusterPrimaryWithLegacyApi';

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { MetricStore } from '../reader/MetricStore';
-import { Snapshot } from '../snapshot/Snapshot';
+import { ServedStore } from '../reader/ServedStore';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import { decodeCollection } from './decodeCollection';
 import {
@@ -16,13 +16,14 @@ import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { CumulativeMetrics } from './CumulativeMetrics';
 import { SerialSlicedWork } from './SerialSlicedWork';
 
+import { decodeCumulative } from './decodeCumulative';
+import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
+
 /**
  * The most store jobs (messages, ticks) waiting in the primary: far more than a tick's
  * messages from a large cluster, so that only a primary that cannot keep up drops any.
  */
 const MAX_QUEUED_JOBS = 1024;
-import { decodeCumulative } from './decodeCumulative';
-import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
 
 /** What the primary knows of a worker that reported. */
 interface WorkerState {
@@ -52,16 +53,12 @@ function errorText(error: unknown): string {
  * Accepted wherever a reader is: `legacyMetricsApi({ reader })`, `startLegacyMetricsServer`,
  * `startLegacyMetricsListeners`. It listens to the cluster from {@link start} on.
  */
-export class LegacyClusterAggregator {
+export class LegacyClusterAggregator extends ServedStore {
   /** How the HTTP layer, which does not import this class, recognizes it. */
   readonly [CLUSTER_AGGREGATOR] = true;
   private readonly _options: ResolvedAggregatorOptions;
-  private readonly _store: MetricStore;
   private readonly _cumulative: CumulativeMetrics;
-  private _snapshot: Snapshot;
   private _timer: NodeJS.Timeout | undefined;
-  private _started = false;
-  private _stopped = false;
   private readonly _work: SerialSlicedWork;
   private readonly _workers = new Map<number, WorkerState>();
   private readonly _warnings = new WarnOnce();
@@ -71,41 +68,15 @@ export class LegacyClusterAggregator {
 
   /** Validates the options at once (as the reader does) and stores them; starts nothing. */
   constructor(options: LegacyClusterAggregatorOptions = {}) {
-    this._options = resolveAggregatorOptions(options);
-    this._store = new MetricStore(this._options);
+    const resolved = resolveAggregatorOptions(options);
+    super(new MetricStore(resolved), () => resolved.now());
+    this._options = resolved;
     this._cumulative = new CumulativeMetrics(this._options);
     this._work = new SerialSlicedWork(
       this._store,
       this._options,
       MAX_QUEUED_JOBS
     );
-    this._snapshot = new Snapshot(this._store.view);
-  }
-
-  /** What the legacy API serves now: replaced after every tick, at most one slot old. */
-  get snapshot(): Snapshot {
-    return this._snapshot;
-  }
-
-  /** `unregistered` until {@link start}, `serving` from then on, `shutdown` once shut down. */
-  get status(): 'unregistered' | 'serving' | 'shutdown' {
-    if (this._stopped) return 'shutdown';
-    return this._started ? 'serving' : 'unregistered';
-  }
-
-  /** The wall clock (the `now` option), in milliseconds since the epoch. */
-  now(): number {
-    return this._options.now();
-  }
-
-  /** Whether per-host-type data is folded into global metrics (the `allMetricsAreGlobal` option). */
-  get allMetricsAreGlobal(): boolean {
-    return this._options.allMetricsAreGlobal;
-  }
-
-  /** How many legacy series are held. */
-  get seriesCount(): number {
-    return this._store.seriesCount;
   }
 
   /**
@@ -113,12 +84,12 @@ export class LegacyClusterAggregator {
    * @throws Error outside the primary of a `node:cluster` server
    */
   start(): this {
-    if (this._started || this._stopped) return this;
+    if (this.status !== 'unregistered') return this;
     if (!cluster.isPrimary)
       throw new Error(
         'LegacyClusterAggregator: start() must run in the node:cluster primary (cluster.isPrimary is false)'
       );
-    this._started = true;
+    this.serve();
     cluster.on('message', this._onMessage);
     cluster.on('exit', this._onExit);
     this._schedule();
@@ -143,8 +114,8 @@ export class LegacyClusterAggregator {
 
   /** Stops listening and ticking; the API then answers 503. Idempotent. */
   async shutdown(): Promise<void> {
-    if (this._stopped) return;
-    this._stopped = true;
+    if (this.status === 'shutdown') return;
+    this.shutDown();
     clearTimeout(this._timer);
     this._timer = undefined;
     cluster.off('message', this._onMessage);
@@ -153,7 +124,7 @@ export class LegacyClusterAggregator {
   }
 
   private _schedule(): void {
-    if (this._stopped) return;
+    if (this.status === 'shutdown') return;
     // A quarter slot after each boundary: the workers tick on the boundary, so their messages
     // are in by then, and land in the slot a single process would have put them in.
     const slotMs = this._options.slotMs;
@@ -173,18 +144,12 @@ export class LegacyClusterAggregator {
       const monotonicMs = await this._work.advance(slicer);
       this._dropSilentWorkers();
       // A defect in a job is reported and survived: the previous snapshot stays served.
-      this._snapshot = new Snapshot(
-        await this._store.publishSliced(
-          this._options.now(),
-          monotonicMs,
-          slicer
-        )
-      );
+      await this.publish(this.now(), monotonicMs, slicer);
     });
   }
 
   private _receive(worker: Worker, message: unknown): void {
-    if (this._stopped || !isClusterMessage(message)) return;
+    if (this.status === 'shutdown' || !isClusterMessage(message)) return;
     const body = message.body;
     if (typeof body !== 'string') {
       this._drop(worker, 'its body is not a string');

@@ -1,3 +1,4 @@
+import type { ServingStatus } from '../reader/ServedStore';
 import type { Snapshot } from '../snapshot/Snapshot';
 
 /**
@@ -27,9 +28,7 @@ export interface LegacySnapshotSource {
   /** What is served now: replaced after every tick. */
   readonly snapshot: Snapshot;
   /** `serving`, or why the API answers 503. */
-  readonly status: 'unregistered' | 'serving' | 'shutdown';
+  readonly status: ServingStatus;
   /** The wall clock, in milliseconds since the epoch. */
   now(): number;
-  /** Whether per-host-type data is folded into global metrics. */
-  readonly allMetricsAreGlobal: boolean;
 }

@@ -7,9 +7,10 @@ import {
   TimeoutError,
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
-import { Snapshot } from '../snapshot/Snapshot';
+import type { Snapshot } from '../snapshot/Snapshot';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
+import { ServedStore, type ServingStatus } from './ServedStore';
 import { WorkerChannel } from './WorkerChannel';
 import {
   resolveReaderOptions,
@@ -48,14 +49,12 @@ function isTimeout(error: unknown): boolean {
 export class LegacyMetricsReader extends MetricReader {
   private readonly _options: ResolvedReaderOptions;
   private readonly _store: MetricStore;
-  private _snapshot: Snapshot;
+  private readonly _served: ServedStore;
   private _timer: NodeJS.Timeout | undefined;
   private _tickInFlight: Promise<void> | undefined;
-  private _stopped = false;
   /** The last slot applied: the window never moves back, whatever a test's clock does. */
   private _slot = -Infinity;
   private readonly _warnings = new WarnOnce();
-  private _registered = false;
   /** With the `cluster` option: where collections go instead of the store. */
   private readonly _channel: WorkerChannel | undefined;
   private _lastTick: TickSlices = { slices: 0, longestMs: 0, longestCpuMs: 0 };
@@ -89,36 +88,30 @@ export class LegacyMetricsReader extends MetricReader {
       ? new WorkerChannel(resolved.meters)
       : undefined;
     this._store = new MetricStore(resolved);
-    this._snapshot = new Snapshot(this._store.view);
+    this._served = new ServedStore(this._store, () => resolved.now());
   }
 
   /** What the legacy API serves now: replaced after every tick, at most one slot old. */
   get snapshot(): Snapshot {
-    return this._snapshot;
+    return this._served.snapshot;
   }
 
   /**
    * Whether the legacy API can serve this reader: `unregistered` until the SDK hands it its
    * metric producer, `serving` from then on, `shutdown` once shutdown began.
    */
-  get status(): 'unregistered' | 'serving' | 'shutdown' {
-    if (this._stopped) return 'shutdown';
-    return this._registered ? 'serving' : 'unregistered';
+  get status(): ServingStatus {
+    return this._served.status;
   }
 
   /** The reader's wall clock (its `now` option), in milliseconds since the epoch. */
   now(): number {
-    return this._options.now();
-  }
-
-  /** Whether per-host-type data is folded into global metrics (its `allMetricsAreGlobal` option). */
-  get allMetricsAreGlobal(): boolean {
-    return this._options.allMetricsAreGlobal;
+    return this._served.now();
   }
 
   /** How many legacy series the reader holds. */
   get seriesCount(): number {
-    return this._store.seriesCount;
+    return this._served.seriesCount;
   }
 
   /**
@@ -132,7 +125,7 @@ export class LegacyMetricsReader extends MetricReader {
   }
 
   protected override onInitialized(): void {
-    this._registered = true;
+    this._served.serve();
     this._schedule();
   }
 
@@ -143,7 +136,7 @@ export class LegacyMetricsReader extends MetricReader {
   }
 
   protected override async onShutdown(): Promise<void> {
-    this._stopped = true;
+    this._served.shutDown();
     clearTimeout(this._timer);
     this._timer = undefined;
     await this._tickInFlight;
@@ -152,7 +145,7 @@ export class LegacyMetricsReader extends MetricReader {
   }
 
   private _schedule(): void {
-    if (this._stopped) return;
+    if (this._served.status === 'shutdown') return;
     // Aligned to slot boundaries, so that a slot's data lands in that slot.
     const slotMs = this._options.slotMs;
     const delay = slotMs - (this._options.monotonicNow() % slotMs);
@@ -214,9 +207,7 @@ export class LegacyMetricsReader extends MetricReader {
       diag.error('LegacyMetricsReader: tick failed', error);
     } finally {
       // What was applied is published: with delta temporality, what is not is gone for good.
-      this._snapshot = new Snapshot(
-        await this._store.publishSliced(now, monotonicMs, slicer)
-      );
+      await this._served.publish(now, monotonicMs, slicer);
       slicer.end();
       this._lastTick = Object.freeze({
         slices: slicer.slices,

@@ -16,6 +16,7 @@ import {
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
 import { canonicalHost, isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
+import { hostPort } from '../http/listen';
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
 import type { CliCommand } from './cliCommand';
@@ -167,12 +168,9 @@ function startupLine(listener: RunningLegacyListener): string {
   const exposure = isLoopbackAddress(listener.address)
     ? 'no authentication'
     : 'no authentication, reachable from other machines';
-  const bound = listener.address.includes(':')
-    ? `[${listener.address}]:${listener.port}`
-    : `${listener.address}:${listener.port}`;
   return (
     `legacy metrics API: ${curlUrl(listener)} ` +
-    `(bound to ${bound}, ${host}, variant ${listener.variant}, max_connections ${cap}, ${exposure})`
+    `(bound to ${hostPort(listener.address, listener.port)}, ${host}, variant ${listener.variant}, max_connections ${cap}, ${exposure})`
   );
 }
 

@@ -76,11 +76,7 @@ export function usageOptions(
     );
   const usagePath = optionPath(base, 'usage');
   if (usage === undefined || typeof usage === 'boolean')
-    return {
-      meterProvider,
-      usage,
-      ...DEFAULT_USAGE_OPTIONS,
-    };
+    return { meterProvider, usage, ...DEFAULT_USAGE_OPTIONS };
   checkOptionObject(
     usagePath,
     usage,

@@ -202,12 +202,10 @@ export class TermCursor {
     if (this._atEnd()) return 'end of file';
     const c = String.fromCodePoint(this._text.codePointAt(this._index)!);
     if (ATOM_START.test(c) || VARIABLE_START.test(c)) {
-      const saved = this._save();
-      const name = this._readName();
-      this._restore(saved);
-      return shorten(name);
+      const length = runLength(NAME_CHARS, this._text, this._index);
+      return shorten(this._text.slice(this._index, this._index + length));
     }
-    return this._describeCharacterHere();
+    return describeCharacter(c);
   }
 
   protected _describeCharacterHere(): string {

@@ -15,7 +15,7 @@ import {
 } from '../http/listenerPlan';
 import { normalizePrefix } from '../optionValidation';
 import { isLoopbackAddress } from '../hostNames';
-import { STDIN_NAME, type CliCommand } from './cliCommand';
+import { STDIN_NAME, type CliCommand, printUsage } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine } from './parseCommandLine';
 
@@ -36,10 +36,7 @@ export const checkConfigCommand: CliCommand = async (args, io) => {
     options: {},
     positional: { name: 'FILE', required: ' (- for standard input)' },
   });
-  if (values.help === true) {
-    io.out(CHECK_CONFIG_USAGE);
-    return 0;
-  }
+  if (values.help === true) return printUsage(io.out, CHECK_CONFIG_USAGE);
   const config =
     file === '-'
       ? parseLegacyApiConfig(await io.readStdin(), STDIN_NAME)

@@ -19,7 +19,7 @@ import { canonicalHost, isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { hostPort } from '../http/listen';
 import { requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
-import type { CliCommand } from './cliCommand';
+import { type CliCommand, printUsage } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine, type ParsedCommandLine } from './parseCommandLine';
 import { watchSignals } from './signals';
@@ -262,10 +262,7 @@ export const demoCommand: CliCommand = async (args, io) => {
       workers: { type: 'string', valueName: 'N' },
     },
   });
-  if (values.help === true) {
-    io.out(DEMO_USAGE);
-    return 0;
-  }
+  if (values.help === true) return printUsage(io.out, DEMO_USAGE);
   const prometheus = prometheusOption(values);
   const workers = (values.workers as string | undefined) ?? '1';
   if (!/^[1-9][0-9]{0,2}$/.test(workers))

@@ -109,15 +109,14 @@ function describeListener(listener: ListenerConfig): string[] {
         : String(listener.port)
     ),
     setting(1, 'num_acceptors', `${listener.numAcceptors} (no effect on Node)`),
-    setting(
-      1,
-      'max_connections',
-      listener.maxConnections === Infinity
-        ? 'infinity'
-        : String(listener.maxConnections)
-    ),
+    setting(1, 'max_connections', connectionCap(listener.maxConnections)),
     ...listener.handlerGroups.flatMap(describeGroup),
   ];
+}
+
+/** A connection cap as the configuration writes it: `infinity` for none. */
+export function connectionCap(maxConnections: number): string {
+  return maxConnections === Infinity ? 'infinity' : String(maxConnections);
 }
 
 function describeAddress(listener: ListenerConfig): string {

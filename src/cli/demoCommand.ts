@@ -17,7 +17,7 @@ import {
 } from '../http/startLegacyMetricsListeners';
 import { canonicalHost, isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { hostPort } from '../http/listen';
-import { requireLegacyApiListener } from './checkConfigCommand';
+import { connectionCap, requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
 import { type CliCommand, printUsage } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
@@ -161,16 +161,12 @@ function printStartup(
 /** `legacy metrics API: <url> (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)`. */
 function startupLine(listener: RunningLegacyListener): string {
   const host = listener.host === '_' ? 'any Host' : `Host ${listener.host}`;
-  const cap =
-    listener.maxConnections === Infinity
-      ? 'infinity'
-      : String(listener.maxConnections);
   const exposure = isLoopbackAddress(listener.address)
     ? 'no authentication'
     : 'no authentication, reachable from other machines';
   return (
     `legacy metrics API: ${curlUrl(listener)} ` +
-    `(bound to ${hostPort(listener.address, listener.port)}, ${host}, variant ${listener.variant}, max_connections ${cap}, ${exposure})`
+    `(bound to ${hostPort(listener.address, listener.port)}, ${host}, variant ${listener.variant}, max_connections ${connectionCap(listener.maxConnections)}, ${exposure})`
   );
 }
 

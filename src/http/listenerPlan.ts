@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { VARIANTS } from '../attributes';
+import { EXPECTED } from '../config/listenerRules';
 import {
   CONFIG_DEFAULTS,
   DEFAULT_LISTENER_TIMEOUTS,
@@ -220,11 +221,7 @@ function planGroups(
       ),
     };
     if (plan.allowedHost === '')
-      invalidOption(
-        at('host'),
-        undefined,
-        'a non-empty string ("_" for any host)'
-      );
+      invalidOption(at('host'), undefined, EXPECTED.host);
     if (servesMetrics({ handlers: handlers as string[] })) plans.push(plan);
   });
   return plans;

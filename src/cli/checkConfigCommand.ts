@@ -15,7 +15,7 @@ import {
 } from '../http/listenerPlan';
 import { normalizePrefix } from '../optionValidation';
 import { isLoopbackAddress } from '../hostNames';
-import { STDIN_NAME, type CliCommand } from './cliCommand';
+import { STDIN_NAME, type CliCommand, printUsage } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine } from './parseCommandLine';
 
@@ -36,10 +36,7 @@ export const checkConfigCommand: CliCommand = async (args, io) => {
     options: {},
     positional: { name: 'FILE', required: ' (- for standard input)' },
   });
-  if (values.help === true) {
-    io.out(CHECK_CONFIG_USAGE);
-    return 0;
-  }
+  if (values.help === true) return printUsage(io.out, CHECK_CONFIG_USAGE);
   const config =
     file === '-'
       ? parseLegacyApiConfig(await io.readStdin(), STDIN_NAME)
@@ -112,15 +109,14 @@ function describeListener(listener: ListenerConfig): string[] {
         : String(listener.port)
     ),
     setting(1, 'num_acceptors', `${listener.numAcceptors} (no effect on Node)`),
-    setting(
-      1,
-      'max_connections',
-      listener.maxConnections === Infinity
-        ? 'infinity'
-        : String(listener.maxConnections)
-    ),
+    setting(1, 'max_connections', connectionCap(listener.maxConnections)),
     ...listener.handlerGroups.flatMap(describeGroup),
   ];
+}
+
+/** A connection cap as the configuration writes it: `infinity` for none. */
+export function connectionCap(maxConnections: number): string {
+  return maxConnections === Infinity ? 'infinity' : String(maxConnections);
 }
 
 function describeAddress(listener: ListenerConfig): string {

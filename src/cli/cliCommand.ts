@@ -17,6 +17,12 @@ export interface CliIo {
  */
 export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
 
+/** Prints a command's usage, as its `--help` does; the exit status, 0. */
+export function printUsage(out: CliIo['out'], usage: string): number {
+  out(usage);
+  return 0;
+}
+
 /** Exit status of a usage or configuration error, as the original server's startup checks used. */
 export const EXIT_USAGE = 2;
 

@@ -5,7 +5,7 @@
  */
 import type { CompareProgress } from '../migrate/compareServers';
 import { SAMPLE_INTERVAL_MS } from '../migrate/compareTolerances';
-import type { CliCommand } from './cliCommand';
+import { type CliCommand, printUsage } from './cliCommand';
 import { compareInWorker, runComparison } from './compareRun';
 import {
   LEGACY_URL_HELP,
@@ -72,10 +72,7 @@ export const compareCommand: CliCommand = async (args, { out }) => {
     },
     parseArgsMessages: true,
   });
-  if (values.help === true) {
-    out(COMPARE_USAGE);
-    return 0;
-  }
+  if (values.help === true) return printUsage(out, COMPARE_USAGE);
   const legacy = url(
     'legacy',
     legacyUrlOf('compare', values),

@@ -16,9 +16,10 @@ import {
   type RunningLegacyListener,
 } from '../http/startLegacyMetricsListeners';
 import { canonicalHost, isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
-import { requireLegacyApiListener } from './checkConfigCommand';
+import { hostPort } from '../http/listen';
+import { connectionCap, requireLegacyApiListener } from './checkConfigCommand';
 import { packageRoot } from '../packageInfo';
-import type { CliCommand } from './cliCommand';
+import { type CliCommand, printUsage } from './cliCommand';
 import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine, type ParsedCommandLine } from './parseCommandLine';
 import { watchSignals } from './signals';
@@ -160,19 +161,12 @@ function printStartup(
 /** `legacy metrics API: <url> (bound to 127.0.0.1:8088, Host localhost, variant host_type, max_connections 1024, no authentication)`. */
 function startupLine(listener: RunningLegacyListener): string {
   const host = listener.host === '_' ? 'any Host' : `Host ${listener.host}`;
-  const cap =
-    listener.maxConnections === Infinity
-      ? 'infinity'
-      : String(listener.maxConnections);
   const exposure = isLoopbackAddress(listener.address)
     ? 'no authentication'
     : 'no authentication, reachable from other machines';
-  const bound = listener.address.includes(':')
-    ? `[${listener.address}]:${listener.port}`
-    : `${listener.address}:${listener.port}`;
   return (
     `legacy metrics API: ${curlUrl(listener)} ` +
-    `(bound to ${bound}, ${host}, variant ${listener.variant}, max_connections ${cap}, ${exposure})`
+    `(bound to ${hostPort(listener.address, listener.port)}, ${host}, variant ${listener.variant}, max_connections ${connectionCap(listener.maxConnections)}, ${exposure})`
   );
 }
 
@@ -264,10 +258,7 @@ export const demoCommand: CliCommand = async (args, io) => {
       workers: { type: 'string', valueName: 'N' },
     },
   });
-  if (values.help === true) {
-    io.out(DEMO_USAGE);
-    return 0;
-  }
+  if (values.help === true) return printUsage(io.out, DEMO_USAGE);
   const prometheus = prometheusOption(values);
   const workers = (values.workers as string | undefined) ?? '1';
   if (!/^[1-9][0-9]{0,2}$/.test(workers))

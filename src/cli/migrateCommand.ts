@@ -9,7 +9,7 @@ import { readCurlJsonPoller } from '../migrate/curlJsonPoller';
 import { MIGRATION_FILES, migrationFiles } from '../migrate/migrationFiles';
 import { readMigrationInputs } from '../migrate/migrationInputs';
 import { planMigration } from '../migrate/migrationPlanner';
-import type { CliCommand } from './cliCommand';
+import { type CliCommand, printUsage } from './cliCommand';
 import { LEGACY_URL_OPTIONS, legacyUrlOf } from './legacyUrlOption';
 import { parseCommandLine } from './parseCommandLine';
 import { UsageError } from './UsageError';
@@ -43,10 +43,7 @@ export const migrateCommand: CliCommand = async (args, { out }) => {
     positional: { name: 'COLLECTD_CONF', required: '' },
     parseArgsMessages: true,
   });
-  if (values.help === true) {
-    out(MIGRATE_USAGE);
-    return 0;
-  }
+  if (values.help === true) return printUsage(out, MIGRATE_USAGE);
   const legacy = legacyUrlOf('migrate', values);
   const { prometheus, out: dir } = values as Record<string, string | undefined>;
   for (const [name, value] of Object.entries({ prometheus, out: dir }))

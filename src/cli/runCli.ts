@@ -4,6 +4,7 @@ import { packageVersion } from '../packageInfo';
 import { checkConfigCommand } from './checkConfigCommand';
 import {
   EXIT_USAGE,
+  printUsage,
   STDIN_NAME,
   type CliCommand,
   type CliIo,
@@ -52,10 +53,7 @@ const helpCommand: CliCommand = async (args, io) => {
     options: {},
     positional: { name: 'COMMAND' },
   });
-  if (positional === undefined) {
-    io.out(USAGE);
-    return 0;
-  }
+  if (positional === undefined) return printUsage(io.out, USAGE);
   return commandNamed(positional, 'help: ')(['--help'], io);
 };
 

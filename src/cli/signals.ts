@@ -6,13 +6,11 @@ import { constants } from 'node:os';
  * `release` restores the default handling.
  */
 export function watchSignals(): { first: Promise<void>; release(): void } {
-  const now = (signal: NodeJS.Signals): never =>
-    process.exit(128 + constants.signals[signal]);
   let onFirst: () => void = () => undefined;
   const first = new Promise<void>(resolve => (onFirst = resolve));
   let seen = false;
   const handler = (signal: NodeJS.Signals): void => {
-    if (seen) now(signal);
+    if (seen) process.exit(128 + constants.signals[signal]);
     seen = true;
     onFirst();
   };

@@ -103,17 +103,14 @@ export class TermCursor {
         this._advance();
         digits = this._take(runLength(HEX_DIGITS, this._text, this._index));
         if (digits === '' || this._peek() !== '}')
-          this._fail(
-            this._describeHere(),
-            'hexadecimal digits and } in \\x{...}'
-          );
+          this._unexpected('hexadecimal digits and } in \\x{...}');
         this._advance();
       } else {
         digits = this._take(
           Math.min(2, runLength(HEX_DIGITS, this._text, this._index))
         );
         if (digits.length < 2)
-          this._fail(this._describeHere(), 'two hexadecimal digits after \\x');
+          this._unexpected('two hexadecimal digits after \\x');
       }
       const code = parseInt(digits, 16);
       if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
@@ -124,8 +121,7 @@ export class TermCursor {
     if (c === '^') {
       this._advance();
       const letter = this._peek();
-      if (!CONTROL_LETTER.test(letter))
-        this._fail(this._describeHere(), 'a letter after \\^');
+      if (!CONTROL_LETTER.test(letter)) this._unexpected('a letter after \\^');
       this._advance();
       return String.fromCharCode(letter.charCodeAt(0) & 31);
     }
@@ -202,12 +198,10 @@ export class TermCursor {
     if (this._atEnd()) return 'end of file';
     const c = String.fromCodePoint(this._text.codePointAt(this._index)!);
     if (ATOM_START.test(c) || VARIABLE_START.test(c)) {
-      const saved = this._save();
-      const name = this._readName();
-      this._restore(saved);
-      return shorten(name);
+      const length = runLength(NAME_CHARS, this._text, this._index);
+      return shorten(this._text.slice(this._index, this._index + length));
     }
-    return this._describeCharacterHere();
+    return describeCharacter(c);
   }
 
   protected _describeCharacterHere(): string {
@@ -216,6 +210,11 @@ export class TermCursor {
       : describeCharacter(
           String.fromCodePoint(this._text.codePointAt(this._index)!)
         );
+  }
+
+  /** `found <what is here>, expected <expected>` at the current position. */
+  protected _unexpected(expected: string): never {
+    return this._fail(this._describeHere(), expected);
   }
 
   protected _fail(found: string, expected: string): never {

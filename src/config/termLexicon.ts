@@ -7,37 +7,12 @@
  * Words that Erlang reserves: written unquoted they are not atoms.
  * https://www.erlang.org/doc/system/reserved_words.html
  */
-export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'after',
-  'and',
-  'andalso',
-  'band',
-  'begin',
-  'bnot',
-  'bor',
-  'bsl',
-  'bsr',
-  'bxor',
-  'case',
-  'catch',
-  'cond',
-  'div',
-  'else',
-  'end',
-  'fun',
-  'if',
-  'let',
-  'maybe',
-  'not',
-  'of',
-  'or',
-  'orelse',
-  'receive',
-  'rem',
-  'try',
-  'when',
-  'xor',
-]);
+export const RESERVED_WORDS: ReadonlySet<string> = new Set(
+  (
+    'after and andalso band begin bnot bor bsl bsr bxor case catch cond div else end ' +
+    'fun if let maybe not of or orelse receive rem try when xor'
+  ).split(' ')
+);
 
 /** `\\c` escapes that stand for one fixed character. */
 export const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {

@@ -153,18 +153,14 @@ class TermListenerReader extends TermSettingsReader {
       }
     }
 
+    const count = (name: string, fallback: number, infinityAllowed = false) =>
+      this._count(valueOf(settings.get(name)), name, fallback, infinityAllowed);
     const listener: ListenerConfig = {
       port,
       ipAddress,
       ipVersion: ipAddress?.includes(':') ? 6 : 4,
-      numAcceptors: this._count(
-        valueOf(settings.get('num_acceptors')),
-        'num_acceptors',
-        CONFIG_DEFAULTS.numAcceptors,
-        false
-      ),
-      maxConnections: this._count(
-        valueOf(settings.get('max_connections')),
+      numAcceptors: count('num_acceptors', CONFIG_DEFAULTS.numAcceptors),
+      maxConnections: count(
         'max_connections',
         CONFIG_DEFAULTS.maxConnections,
         true
@@ -174,11 +170,8 @@ class TermListenerReader extends TermSettingsReader {
       ),
       place: placeOf(entry),
     };
-    for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
-      const node = valueOf(settings.get(key));
-      if (node !== undefined)
-        listener[field] = this._count(node, key, 0, false);
-    }
+    for (const [key, field] of Object.entries(TIMEOUT_SETTINGS))
+      if (settings.has(key)) listener[field] = count(key, 0);
     checkUniqueGroups(listener, this._file);
     const headersTimeout = settings.get('headers_timeout');
     if (headersTimeout !== undefined)

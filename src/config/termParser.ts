@@ -49,15 +49,11 @@ class TermReader extends TermCursor {
     while (!this._atEnd()) {
       terms.push(this._readTerm());
       this._skipSpace();
-      if (this._peek() !== '.')
-        this._fail(this._describeHere(), '. to end the term');
+      if (this._peek() !== '.') this._unexpected('. to end the term');
       this._advance();
       const after = this._peek();
       if (after !== '' && after !== '%' && !WHITESPACE.test(after)) {
-        this._fail(
-          this._describeHere(),
-          'whitespace or end of file after the full stop'
-        );
+        this._unexpected('whitespace or end of file after the full stop');
       }
       this._skipSpace();
     }
@@ -89,8 +85,7 @@ class TermReader extends TermCursor {
     if (c === '-') {
       this._advance();
       this._skipSpace();
-      if (!DIGIT.test(this._peek()))
-        this._fail(this._describeHere(), 'a number after -');
+      if (!DIGIT.test(this._peek())) this._unexpected('a number after -');
       return this._negate(this._readNumber(this._position()), start);
     }
     if (DIGIT.test(c)) return this._readNumber(start);
@@ -104,7 +99,7 @@ class TermReader extends TermCursor {
         `a term (write '${shown}' for an atom or "${shown}" for a string)`
       );
     }
-    return this._fail(this._describeHere(), 'a term');
+    return this._unexpected('a term');
   }
 
   private _readElements(open: string, close: string): TermNode[] {
@@ -142,7 +137,7 @@ class TermReader extends TermCursor {
           `, or ${close} to close the ${open} opened at line ${opening.line}, column ${opening.column}`
         );
       }
-      this._fail(this._describeHere(), `, or ${close}`);
+      this._unexpected(`, or ${close}`);
     }
     this._advance();
     this._depth--;
@@ -174,14 +169,12 @@ class TermReader extends TermCursor {
       return '';
     }
     for (;;) {
-      if (this._peek() !== '"')
-        this._fail(this._describeHere(), 'a string in the binary');
+      if (this._peek() !== '"') this._unexpected('a string in the binary');
       this._readStrings(value);
       this._skipSpace();
       if (this._peek() === '/') {
         this._advance();
-        if (this._describeHere() !== 'utf8')
-          this._fail(this._describeHere(), 'utf8 after /');
+        if (this._describeHere() !== 'utf8') this._unexpected('utf8 after /');
         this._readName();
         this._skipSpace();
       }
@@ -191,7 +184,7 @@ class TermReader extends TermCursor {
         continue;
       }
       if (this._peek() === '>' && this._peek(1) === '>') break;
-      this._fail(this._describeHere(), ', or >> to close the binary');
+      this._unexpected(', or >> to close the binary');
     }
     this._advance();
     this._advance();
@@ -251,7 +244,7 @@ class TermReader extends TermCursor {
     const text = this._text;
     const isDigit = (at: number): boolean =>
       at < text.length && digitValue(text.charCodeAt(at)) < base;
-    if (!isDigit(this._index)) this._fail(this._describeHere(), expected);
+    if (!isDigit(this._index)) this._unexpected(expected);
     const from = this._index;
     let end = from + 1;
     let count = 1;

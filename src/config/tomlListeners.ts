@@ -113,18 +113,13 @@ class TomlListenerReader {
     const transportPlace = `${place}.transport`;
     if (!isTable(transport)) this._fail(transportPlace, transport, 'a table');
     this._checkKeys(transport, transportPlace, TRANSPORT_KEYS, []);
-    const numAcceptors = this._integer(
-      transport,
-      transportPlace,
-      'num_acceptors',
-      CONFIG_DEFAULTS.numAcceptors
-    );
+    const setting = (key: string, fallback?: number, expected?: string) =>
+      this._integer(transport, transportPlace, key, fallback, expected);
+    const numAcceptors = setting('num_acceptors', CONFIG_DEFAULTS.numAcceptors);
     const maxConnections =
       transport['max_connections'] === 'infinity'
         ? Infinity
-        : this._integer(
-            transport,
-            transportPlace,
+        : setting(
             'max_connections',
             CONFIG_DEFAULTS.maxConnections,
             `${EXPECTED.positiveInteger} or "infinity"`
@@ -132,13 +127,7 @@ class TomlListenerReader {
     const timeouts: ListenerTimeouts = {};
     for (const [key, field] of Object.entries(TIMEOUT_SETTINGS)) {
       if (transport[key] !== undefined)
-        timeouts[field] = this._integer(
-          transport,
-          transportPlace,
-          key,
-          undefined,
-          EXPECTED.timeout
-        );
+        timeouts[field] = setting(key, undefined, EXPECTED.timeout);
     }
 
     const listener: ListenerConfig = {

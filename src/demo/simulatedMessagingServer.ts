@@ -3,12 +3,7 @@
  * OpenTelemetry API the way a real server would, and traffic that keeps it moving.
  * Per-host-type instruments carry a `host_type` attribute; global ones carry none.
  */
-import type {
-  Counter,
-  Histogram,
-  Meter,
-  UpDownCounter,
-} from '@opentelemetry/api';
+import type { Counter, Meter } from '@opentelemetry/api';
 
 /** The host types the demo serves. `test type` shows how a name with a space is served. */
 export const DEMO_HOST_TYPES: readonly string[] = Object.freeze([
@@ -102,18 +97,15 @@ export function startSimulatedMessagingServer(
       meter.createCounter(name, { valueType: 0 }),
     ])
   ) as Record<HostTypeCounter, Counter>;
-  const sessionCount: UpDownCounter = meter.createUpDownCounter(
-    'sessionCount',
-    {
-      description: 'Sessions open on this node, per host type',
-      valueType: 0,
-    }
-  );
+  const sessionCount = meter.createUpDownCounter('sessionCount', {
+    description: 'Sessions open on this node, per host type',
+    valueType: 0,
+  });
   // `backends.auth` with an `operation` attribute is served as `backends.auth.authorize`.
   // Explicit boundaries that cover the values recorded (the SDK's default stop at 10,000), so
   // that Prometheus' percentiles can follow the legacy ones; the legacy reader keeps its own
   // exponential buckets whatever the advice.
-  const authLatency: Histogram = meter.createHistogram('backends.auth', {
+  const authLatency = meter.createHistogram('backends.auth', {
     description: 'Authentication backend latency',
     unit: 'us',
     valueType: 0,

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { parseLegacyRoute, type LegacyRoute } from '../route/legacyRoute';
-import { negotiate } from './contentNegotiation';
+import { negotiate, type LegacyFormat } from './contentNegotiation';
 import { DeprecationPolicy } from './deprecation';
 import {
   announceTransitions,
@@ -29,6 +29,13 @@ const AGGREGATOR_UNAVAILABLE = {
   unregistered: 'the cluster aggregator is not started',
   shutdown: 'the cluster aggregator is shut down',
 } as const;
+
+/** An error to answer with: status, message and format (by default the negotiated one, else JSON). */
+type Refusal = readonly [
+  status: number,
+  message: string,
+  format?: LegacyFormat,
+];
 
 /**
  * Routes and answers requests to the legacy API, whatever the framework: its routes, statuses,
@@ -97,7 +104,11 @@ export class LegacyApiHandler<Req, Rep> {
     const usage = this.usage;
     const nowMs = this._clocked ? reader.now() : 0;
     const route = this._route(url, start);
-    const status = this._answer(request, reply, route, nowMs);
+    const answer = this._answer(request, reply, route, nowMs);
+    const status =
+      typeof answer === 'number'
+        ? answer
+        : this._refuse(request, reply, answer);
     // The reply was handed to Node synchronously: the duration ends now, as the HTTP
     // instrumentation's `response.end` marks it.
     usage?.record(
@@ -122,13 +133,13 @@ export class LegacyApiHandler<Req, Rep> {
     return route;
   }
 
-  /** Answers the request; returns the status sent. */
+  /** Answers the request and returns the status sent, or returns the error to answer with. */
   private _answer(
     request: Req,
     reply: Rep,
     route: LegacyRoute,
     nowMs: number
-  ): number {
+  ): number | Refusal {
     const adapter = this._adapter;
     const { reader, variant } = this._mount;
     const deprecation = this._deprecation;
@@ -152,45 +163,20 @@ export class LegacyApiHandler<Req, Rep> {
         return 200;
       }
       if (!NOT_ALLOWED_METHODS.has(method))
-        return this._error(request, reply, 501, `${method} is not implemented`);
+        return [501, `${method} is not implemented`];
       adapter.header(reply, 'allow', ALLOWED_METHODS);
-      return this._error(
-        request,
-        reply,
-        405,
-        `${method} is not allowed; allowed: ${ALLOWED_METHODS}`
-      );
+      return [405, `${method} is not allowed; allowed: ${ALLOWED_METHODS}`];
     }
-    if (format === 'malformed')
-      return this._error(
-        request,
-        reply,
-        400,
-        'malformed Accept header',
-        'json'
-      );
+    if (format === 'malformed') return [400, 'malformed Accept header', 'json'];
     if (format === 'not-acceptable') {
       adapter.header(reply, 'vary', 'Accept');
       adapter.send(reply, 406);
       return 406;
     }
     const status = reader.status;
-    if (status !== 'serving')
-      return this._error(
-        request,
-        reply,
-        503,
-        this._unavailable[status],
-        format
-      );
+    if (status !== 'serving') return [503, this._unavailable[status], format];
     if (route.kind === 'malformed')
-      return this._error(
-        request,
-        reply,
-        400,
-        'malformed percent-encoding in the path',
-        format
-      );
+      return [400, 'malformed percent-encoding in the path', format];
     const snapshot =
       inBand === undefined ? reader.snapshot : inBand.decorate(reader.snapshot);
     const response = snapshot.respond(variant, route, SERIALIZERS[format]);
@@ -210,12 +196,10 @@ export class LegacyApiHandler<Req, Rep> {
     return status;
   }
 
-  private _error(
+  private _refuse(
     request: Req,
     reply: Rep,
-    status: number,
-    message: string,
-    format?: 'json' | 'xml'
+    [status, message, format]: Refusal
   ): number {
     sendErrorWith(this._adapter, request, reply, status, message, format);
     return status;

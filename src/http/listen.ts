@@ -73,18 +73,24 @@ function failedMethod(error: {
   )?.[1];
 }
 
+/** The status and message of a request Node or fastify could not take, by error code. */
+const REFUSALS = new Map<string | undefined, readonly [number, string]>([
+  ['ERR_HTTP_REQUEST_TIMEOUT', [408, 'the request took too long to arrive']],
+  ['HPE_HEADER_OVERFLOW', [431, 'the request headers are too large']],
+  ['FST_ERR_MAX_PARAM_LENGTH', [414, 'a path segment is too long']],
+  ['FST_ERR_BAD_URL', [400, 'malformed percent-encoding in the path']],
+]);
+
 function clientErrorHandler(
   error: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown },
   socket: Socket
 ): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
-    const [status, message] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'the request took too long to arrive']
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'the request headers are too large']
-          : [400, 'the request could not be parsed'];
+    const [status, message] = REFUSALS.get(error.code) ?? [
+      400,
+      'the request could not be parsed',
+    ];
     socket.end(rawErrorResponse(status, message, failedMethod(error)));
   }
   socket.destroy();
@@ -95,18 +101,8 @@ function frameworkError(
   request: FastifyRequest,
   reply: Parameters<typeof sendError>[1]
 ): void {
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendError(request, reply, 414, 'a path segment is too long');
-    return;
-  }
-  sendError(
-    request,
-    reply,
-    400,
-    error.code === 'FST_ERR_BAD_URL'
-      ? 'malformed percent-encoding in the path'
-      : 'bad request'
-  );
+  const [status, message] = REFUSALS.get(error.code) ?? [400, 'bad request'];
+  sendError(request, reply, status, message);
 }
 
 /**

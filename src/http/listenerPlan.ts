@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { VARIANTS } from '../attributes';
+import { EXPECTED } from '../config/listenerRules';
 import {
   CONFIG_DEFAULTS,
   DEFAULT_LISTENER_TIMEOUTS,
@@ -150,45 +151,38 @@ export function planListeners(
 ): ListenerPlan[] {
   return listeners.map((listener, index) => {
     const path = optionPath('listeners', index);
+    const at = (key: string): string => optionPath(path, key);
     checkOptionObject(path, listener, LISTENER_KEYS);
-    const port = portOption(optionPath(path, 'port'), listener['port']);
+    const port = portOption(at('port'), listener['port']);
     if (port === undefined)
-      invalidOption(optionPath(path, 'port'), undefined, EXPECTED_OPTION.port);
+      invalidOption(at('port'), undefined, EXPECTED_OPTION.port);
     const ipAddress = listener['ipAddress'];
     if (
       ipAddress !== undefined &&
       (typeof ipAddress !== 'string' || isIP(ipAddress) === 0)
     ) {
-      invalidOption(
-        optionPath(path, 'ipAddress'),
-        ipAddress,
-        'an IPv4 or IPv6 address'
-      );
+      invalidOption(at('ipAddress'), ipAddress, 'an IPv4 or IPv6 address');
     }
     const ipVersion = oneOfOption(
-      optionPath(path, 'ipVersion'),
+      at('ipVersion'),
       listener['ipVersion'],
       [4, 6] as const,
       ipAddress === undefined ? 4 : (isIP(ipAddress) as 4 | 6)
     );
     const groups = listener['handlerGroups'];
     if (!Array.isArray(groups))
-      invalidOption(optionPath(path, 'handlerGroups'), groups, 'an array');
+      invalidOption(at('handlerGroups'), groups, 'an array');
     const place = listener['place'];
     return {
       address: listenerAddress({ ipAddress, ipVersion }),
       port,
       maxConnections: maxConnectionsOption(
-        optionPath(path, 'maxConnections'),
+        at('maxConnections'),
         listener['maxConnections'],
         CONFIG_DEFAULTS.maxConnections
       ),
       timeouts: resolveTimeouts(path, listener),
-      groups: planGroups(
-        groups,
-        optionPath(path, 'handlerGroups'),
-        defaultSuccessor
-      ),
+      groups: planGroups(groups, at('handlerGroups'), defaultSuccessor),
       place: typeof place === 'string' ? place : path,
     };
   });
@@ -202,40 +196,32 @@ function planGroups(
   const plans: GroupPlan[] = [];
   groups.forEach((group, index) => {
     const path = optionPath(base, index);
+    const at = (key: string): string => optionPath(path, key);
     checkOptionObject(path, group, GROUP_KEYS);
     const handlers = group['handlers'];
     if (
       !Array.isArray(handlers) ||
       !handlers.every(name => typeof name === 'string')
     )
-      invalidOption(
-        optionPath(path, 'handlers'),
-        handlers,
-        'an array of handler names'
-      );
+      invalidOption(at('handlers'), handlers, 'an array of handler names');
     const plan: GroupPlan = {
-      path: prefixOption(optionPath(path, 'path'), group['path']),
+      path: prefixOption(at('path'), group['path']),
       variant: oneOfOption(
-        optionPath(path, 'variant'),
+        at('variant'),
         group['variant'],
         VARIANTS,
         CONFIG_DEFAULTS.variant
       ),
-      allowedHost:
-        nonEmptyStringOption(optionPath(path, 'host'), group['host']) ?? '',
+      allowedHost: nonEmptyStringOption(at('host'), group['host']) ?? '',
       place: typeof group['place'] === 'string' ? group['place'] : path,
       deprecation: deprecationOption(
-        optionPath(path, 'deprecation'),
+        at('deprecation'),
         group['deprecation'],
         defaultSuccessor
       ),
     };
     if (plan.allowedHost === '')
-      invalidOption(
-        optionPath(path, 'host'),
-        undefined,
-        'a non-empty string ("_" for any host)'
-      );
+      invalidOption(at('host'), undefined, EXPECTED.host);
     if (servesMetrics({ handlers: handlers as string[] })) plans.push(plan);
   });
   return plans;

@@ -74,13 +74,10 @@ export function usageOptions(
       meterProvider,
       'a MeterProvider'
     );
-  const usagePath = optionPath(base, 'usage');
   if (usage === undefined || typeof usage === 'boolean')
-    return {
-      meterProvider,
-      usage,
-      ...DEFAULT_USAGE_OPTIONS,
-    };
+    return { meterProvider, usage, ...DEFAULT_USAGE_OPTIONS };
+  const usagePath = optionPath(base, 'usage');
+  const at = (key: string): string => optionPath(usagePath, key);
   checkOptionObject(
     usagePath,
     usage,
@@ -93,18 +90,10 @@ export function usageOptions(
     !Number.isSafeInteger(maxClients) ||
     maxClients < 0
   )
-    invalidOption(
-      optionPath(usagePath, 'maxClients'),
-      maxClients,
-      'a non-negative integer'
-    );
+    invalidOption(at('maxClients'), maxClients, 'a non-negative integer');
   const logNewClients =
     usage['logNewClients'] ?? DEFAULT_USAGE_OPTIONS.logNewClients;
   if (typeof logNewClients !== 'boolean')
-    invalidOption(
-      optionPath(usagePath, 'logNewClients'),
-      logNewClients,
-      'true or false'
-    );
+    invalidOption(at('logNewClients'), logNewClients, 'true or false');
   return { meterProvider, usage: true, maxClients, logNewClients };
 }

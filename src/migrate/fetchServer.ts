@@ -126,12 +126,10 @@ export async function groupsOf(
   base: string
 ): Promise<{ listing: LegacyListing; groups: Group[] }> {
   const listing = await fetchListing(base, { tool: 'compare' });
-  const url = (name: string): string =>
-    `${base}/metrics/${listing.variant}/${encodeURIComponent(name)}`;
   const named = (name: string): Group => ({
     name,
     placement: { label: listing.variant, value: name },
-    url: url(name),
+    url: `${base}/metrics/${listing.variant}/${encodeURIComponent(name)}`,
   });
   let groups: Group[];
   if (hostTypes !== undefined && hostTypes.length > 0)

@@ -64,10 +64,7 @@ export function rulesYml(plan: MigrationPlan): string {
             {
               name: RULE_GROUP,
               interval: `${plan.intervalS}s`,
-              rules: plan.rules.map(rule => ({
-                record: rule.record,
-                expr: rule.expr,
-              })),
+              rules: plan.rules,
             },
           ],
         };

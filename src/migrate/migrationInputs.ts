@@ -72,14 +72,14 @@ export function servedMap(
 
 function defaultPrometheusTargets(poller: CurlJsonPoller): URL[] {
   const hosts = new Set<string>();
-  // A URL that cannot be read is reported as such by the planner.
+  // A URL that cannot be read is reported as such by the planner; an IPv6 hostname keeps its brackets.
   for (const { url } of poller.urls)
     if (URL.canParse(url)) hosts.add(new URL(url).hostname);
   if (hosts.size === 0) hosts.add('127.0.0.1');
   return [...hosts].map(
     host =>
       new URL(
-        `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${DEFAULT_PROMETHEUS_PORT}${DEFAULT_PROMETHEUS_PATH}`
+        `http://${host}:${DEFAULT_PROMETHEUS_PORT}${DEFAULT_PROMETHEUS_PATH}`
       )
   );
 }

@@ -113,10 +113,8 @@ export async function servePrometheus(
   }
 
   const { address, port, allowedHost, timeouts } = prometheus.listener;
-  const app: FastifyInstance = createListenerApp({
-    maxConnections: Infinity,
-    timeouts,
-  });
+  // No connection cap: the exposition is scraped by a few.
+  const app: FastifyInstance = createListenerApp({ timeouts });
   app.route({
     method: app.supportedMethods,
     url: prometheus.endpoint,

@@ -187,14 +187,10 @@ function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
   const { url } = given;
   if (url !== undefined && (typeof url !== 'string' || !URL.canParse(url)))
     invalidOption('otlp.url', url, 'an absolute URL');
-  const interval = positiveIntegerOption(
-    'otlp.exportIntervalMillis',
-    given['exportIntervalMillis']
-  );
-  const timeout = positiveIntegerOption(
-    'otlp.exportTimeoutMillis',
-    given['exportTimeoutMillis']
-  );
+  const millis = (key: string): number | undefined =>
+    positiveIntegerOption(`otlp.${key}`, given[key]);
+  const interval = millis('exportIntervalMillis');
+  const timeout = millis('exportTimeoutMillis');
   if (interval !== undefined && timeout !== undefined && timeout > interval) {
     invalidOption(
       'otlp.exportTimeoutMillis',

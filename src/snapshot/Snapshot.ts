@@ -6,7 +6,7 @@ import {
   type ResourceRoute,
 } from '../route/legacyRoute';
 import type { LegacyValue } from './legacyValues';
-import type { LegacySerializer, MetricEntries } from './serializer';
+import type { LegacySerializer } from './serializer';
 
 /** A response of the legacy API: status and a body in the negotiated format. */
 export interface LegacyResponse {
@@ -141,6 +141,18 @@ export class Snapshot {
       value === undefined
         ? notFound(serializer, missing)
         : ok(serializer.metric(value));
+    /** The map of those of `names` that `valueOf` has a value for. */
+    const map = (
+      names: readonly string[],
+      valueOf: (name: string) => LegacyValue | undefined
+    ): LegacyResponse => {
+      const entries: Array<readonly [string, LegacyValue]> = [];
+      for (const name of names) {
+        const value = valueOf(name);
+        if (value !== undefined) entries.push([name, value]);
+      }
+      return ok(serializer.metrics(entries));
+    };
     switch (route.kind) {
       case 'listing': {
         const names = content.names(variant);
@@ -154,25 +166,15 @@ export class Snapshot {
         );
       }
       case 'all':
-        return ok(
-          serializer.metrics(
-            this._entries(content.names(variant).catalog, name =>
-              content.total(name)
-            )
-          )
-        );
+        return map(content.names(variant).catalog, name => content.total(name));
       case 'all-metric':
         return found(
           content.total(route.metric),
           `no metric named ${JSON.stringify(route.metric)}`
         );
       case 'global':
-        return ok(
-          serializer.metrics(
-            this._entries(content.names(variant).global, name =>
-              content.value(variant, undefined, name)
-            )
-          )
+        return map(content.names(variant).global, name =>
+          content.value(variant, undefined, name)
         );
       case 'global-metric':
         return found(
@@ -187,29 +189,13 @@ export class Snapshot {
     const group = content.group(variant, route.group);
     if (group === undefined) return notFound(serializer, named);
     if (route.kind === 'group')
-      return ok(
-        serializer.metrics(
-          this._entries(content.names(variant).catalog, name =>
-            content.value(variant, group, name)
-          )
-        )
+      return map(content.names(variant).catalog, name =>
+        content.value(variant, group, name)
       );
     return found(
       content.value(variant, group, route.metric),
       `no metric named ${JSON.stringify(route.metric)} for ${noun} ${JSON.stringify(group)}`
     );
-  }
-  /** The entries of `names` that `valueOf` has a value for. */
-  private _entries(
-    names: readonly string[],
-    valueOf: (name: string) => LegacyValue | undefined
-  ): MetricEntries {
-    const entries: Array<readonly [string, LegacyValue]> = [];
-    for (const name of names) {
-      const value = valueOf(name);
-      if (value !== undefined) entries.push([name, value]);
-    }
-    return entries;
   }
 }
 

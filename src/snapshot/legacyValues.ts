@@ -25,19 +25,9 @@ export const COUNTER_FIELDS: readonly string[] = Object.freeze([
 ]);
 /** What `/all` shows of counters and gauges: the original summed only `value`. */
 export const SUMMED_VALUE_FIELDS: readonly string[] = Object.freeze(['value']);
-export const HISTOGRAM_FIELDS: readonly string[] = Object.freeze([
-  'n',
-  'mean',
-  'min',
-  'max',
-  'median',
-  '50',
-  '75',
-  '90',
-  '95',
-  '99',
-  '999',
-]);
+export const HISTOGRAM_FIELDS: readonly string[] = Object.freeze(
+  'n mean min max median 50 75 90 95 99 999'.split(' ')
+);
 /** The quantiles behind `median, 50, 75, 90, 95, 99, 999`. */
 export const HISTOGRAM_QUANTILES: readonly number[] = Object.freeze([
   0.5, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999,

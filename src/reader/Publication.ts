@@ -2,10 +2,10 @@ import type { RecordTable, RecordTableEditor } from './RecordTable';
 import {
   HistogramSeries,
   SpiralSeries,
-  ValueSeries,
   type NameTotals,
   type Series,
 } from './series';
+import { ValueSeries } from './ValueSeries';
 import type { Slicer } from './Slicer';
 import type { HistogramRecord } from './WindowedHistogram';
 

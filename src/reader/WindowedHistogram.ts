@@ -18,7 +18,6 @@ import {
   mergeEntries,
   MIN,
   SCALE,
-  SLOT,
   subtractEntry,
   SUM,
   ZERO_COUNT,
@@ -34,6 +33,13 @@ import {
 export class WindowedHistogram {
   /** Slots with data, oldest first. */
   private readonly _entries: SlotEntry[] = [];
+  /**
+   * What expiry and the slot test read of each entry, flat and in the same order:
+   * `[slot, sum, slot, sum, …]`. Re-summing the window as a slot leaves reads this one array
+   * rather than every entry (a cache miss each); min and max are rescanned from the entries
+   * only when a slot that held one of them leaves.
+   */
+  private readonly _sums: number[] = [];
   /**
    * The window's scalars, kept as slots come and go. Its scale is the coarsest of the slots
    * added since the window was last empty (detail once merged away is gone, as in a running
@@ -67,7 +73,7 @@ export class WindowedHistogram {
 
   /** Oldest slot still holding data, or undefined when the window is empty. */
   get oldestSlot(): number | undefined {
-    return this._entries[0]?.[SLOT];
+    return this._sums[0];
   }
 
   /**
@@ -78,64 +84,76 @@ export class WindowedHistogram {
     if (point.count === 0) return false;
     const entry = entryOf(slot, point);
     const summary = this._summary;
+    const sums = this._sums;
     const sumBefore = summary.sum;
     summary.scale =
-      this._entries.length === 0
+      sums.length === 0
         ? entry[SCALE]!
         : Math.min(summary.scale, entry[SCALE]!);
     addEntryScalars(summary, entry);
     if (this._shared !== undefined) addEntry(this._shared, entry);
-    const lastAt = this._entries.length - 1;
-    if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
-      const merged = mergeEntries(this._entries[lastAt]!, entry);
-      this._entries[lastAt] = merged;
+    const lastAt = sums.length - 2;
+    if (lastAt >= 0 && sums[lastAt] === slot) {
+      const entries = this._entries;
+      const merged = mergeEntries(entries[entries.length - 1]!, entry);
+      entries[entries.length - 1] = merged;
+      sums[lastAt + 1] = merged[SUM]!;
       summary.sum = this._sumBeforeLast + merged[SUM]!;
       return false;
     }
     this._sumBeforeLast = sumBefore;
     this._entries.push(entry);
+    sums.push(slot, entry[SUM]!);
     return true;
   }
 
   /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
   expireThrough(slot: number): boolean {
+    const sums = this._sums;
     let dropped = 0;
+    while (dropped < sums.length && sums[dropped]! <= slot) dropped += 2;
+    if (dropped === 0) return false;
     const summary = this._summary;
     const shared = this._shared;
-    while (
-      dropped < this._entries.length &&
-      this._entries[dropped]![SLOT]! <= slot
-    ) {
-      const entry = this._entries[dropped]!;
+    const entries = this._entries;
+    // Min and max stay unless a slot that leaves holds one of them (or either is NaN).
+    let rescan = false;
+    for (let i = 0; i < dropped / 2; i++) {
+      const entry = entries[i]!;
       summary.count -= entry[COUNT]!;
       summary.zeroCount -= entry[ZERO_COUNT]!;
+      if (!(entry[MIN]! > summary.min) || !(entry[MAX]! < summary.max))
+        rescan = true;
       if (shared !== undefined) subtractEntry(shared, entry);
-      dropped++;
     }
-    if (dropped === 0) return false;
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    dropFront(this._entries, dropped);
-    if (this._entries.length === 0) {
+    dropFront(entries, dropped / 2);
+    dropFront(sums, dropped);
+    if (sums.length === 0) {
       // Start afresh so that the next data regains full resolution.
       Object.assign(summary, emptySummary());
       this._sumBeforeLast = 0;
       return true;
     }
-    let min = Infinity;
-    let max = -Infinity;
-    let sum = 0;
     // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
-    for (const entry of this._entries) {
-      if (entry[MIN]! < min) min = entry[MIN]!;
-      if (entry[MAX]! > max) max = entry[MAX]!;
+    let sum = 0;
+    for (let at = 1; at < sums.length; at += 2) {
       this._sumBeforeLast = sum;
-      sum += entry[SUM]!;
+      sum += sums[at]!;
     }
-    summary.min = min;
-    summary.max = max;
     summary.sum = sum;
+    if (rescan) {
+      let min = Infinity;
+      let max = -Infinity;
+      for (const entry of entries) {
+        if (entry[MIN]! < min) min = entry[MIN]!;
+        if (entry[MAX]! > max) max = entry[MAX]!;
+      }
+      summary.min = min;
+      summary.max = max;
+    }
     return true;
   }
 

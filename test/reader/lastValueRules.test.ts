@@ -1,8 +1,5 @@
-import {
-  NameTotals,
-  ValueSeries,
-  type LastValueRule,
-} from '../../src/reader/series';
+import { NameTotals, type LastValueRule } from '../../src/reader/series';
+import { ValueSeries } from '../../src/reader/ValueSeries';
 
 /** A gauge series with three sources reporting 2, 4 and 9, combined by `rule`. */
 function gaugeOfThree(rule: LastValueRule) {

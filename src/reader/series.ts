@@ -62,21 +62,20 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
     this.shared = kind === 'histogram' ? emptyAggregate() : undefined;
   }
 
-  /** Follows a member window from one record to the next, so the coarsest scale is known without a scan. */
-  memberChanged(before: HistogramRecord, after: HistogramRecord): void {
+  /**
+   * Follows a member window from one published scale to the next (NaN while it is empty), so
+   * the coarsest scale is known without a scan.
+   */
+  memberChanged(before: number, after: number): void {
     // Most ticks keep a window non-empty at its scale: nothing to count then.
-    if (before.count > 0 && after.count > 0 && before.scale === after.scale)
-      return;
-    if (before.summary.count > 0) {
-      const scale = before.summary.scale;
-      const left = this._scales.get(scale)! - 1;
-      if (left === 0) this._scales.delete(scale);
-      else this._scales.set(scale, left);
+    if (before === after) return;
+    if (!Number.isNaN(before)) {
+      const left = this._scales.get(before)! - 1;
+      if (left === 0) this._scales.delete(before);
+      else this._scales.set(before, left);
     }
-    if (after.summary.count > 0) {
-      const scale = after.summary.scale;
-      this._scales.set(scale, (this._scales.get(scale) ?? 0) + 1);
-    }
+    if (!Number.isNaN(after))
+      this._scales.set(after, (this._scales.get(after) ?? 0) + 1);
   }
 
   /** The buckets as published: a copy, so that later ticks leave it alone. */
@@ -140,13 +139,20 @@ export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
   }
 }
 
+/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
+const NO_SLOT = -(2 ** 30);
+
 /**
  * A series with a window of slots. A tick may ask it to expire twice through the same slot (as
  * its data point is applied, then from the expiry wheel): the second asking reads no slot.
  */
 abstract class WindowedSeries<R> extends Series<R> {
-  /** The last slot expired through: every slot up to it is gone, and later data is newer. */
-  private _expiredThrough = -Infinity;
+  /**
+   * The last slot expired through: every slot up to it is gone, and later data is newer. It
+   * starts below any slot a clock gives, as a small integer, so that the field never needs a
+   * number of its own on the heap.
+   */
+  private _expiredThrough = NO_SLOT;
 
   override expireThrough(slot: number): boolean {
     if (slot <= this._expiredThrough) return false;
@@ -240,6 +246,12 @@ export class HistogramSeries extends WindowedSeries<HistogramRecord> {
   protected dropThrough(slot: number): boolean {
     return this.window.expireThrough(slot);
   }
+
+  /**
+   * The scale of its record as last published, NaN while that was empty: what the name's count
+   * of scales holds for it, kept here so that publishing reads no older record.
+   */
+  publishedScale = NaN;
 
   publish(): HistogramRecord {
     return this.window.record();

@@ -5,12 +5,12 @@ import {
   emptyAggregate,
   emptySummary,
   histogramValue,
+  MAX_SCALE,
   type HistogramAggregate,
   type HistogramSummary,
 } from './histogramBuckets';
 import {
   addEntry,
-  addEntryScalars,
   aggregateOf,
   COUNT,
   entryOf,
@@ -18,6 +18,7 @@ import {
   mergeEntries,
   MIN,
   SCALE,
+  SLOT,
   subtractEntry,
   SUM,
   ZERO_COUNT,
@@ -30,23 +31,22 @@ import {
  * buckets packed (see {@link SlotEntry}), so adding a slot and expiring one cost only the
  * buckets those slots touched.
  */
-export class WindowedHistogram {
+export class WindowedHistogram implements Readonly<HistogramSummary> {
   /** Slots with data, oldest first. */
   private readonly _entries: SlotEntry[] = [];
-  /**
-   * What expiry and the slot test read of each entry, flat and in the same order:
-   * `[slot, sum, slot, sum, …]`. Re-summing the window as a slot leaves reads this one array
-   * rather than every entry (a cache miss each); min and max are rescanned from the entries
-   * only when a slot that held one of them leaves.
+  /*
+   * The window's scalars, kept as slots come and go, in fields of the window itself (one object
+   * fewer to reach per histogram). Its scale is the coarsest of the slots added since the window
+   * was last empty (detail once merged away is gone, as in a running aggregate). The buckets are
+   * not kept here: {@link aggregate} sums them from the slots when asked, which is rare (a
+   * request for this series), while every histogram series holds a window.
    */
-  private readonly _sums: number[] = [];
-  /**
-   * The window's scalars, kept as slots come and go. Its scale is the coarsest of the slots
-   * added since the window was last empty (detail once merged away is gone, as in a running
-   * aggregate). The buckets are not kept here: {@link aggregate} sums them from the slots when
-   * asked, which is rare (a request for this series), while every histogram series holds a window.
-   */
-  private readonly _summary: HistogramSummary = emptySummary();
+  private _scale = MAX_SCALE;
+  private _count = 0;
+  private _sum = 0;
+  private _min = Infinity;
+  private _max = -Infinity;
+  private _zeroCount = 0;
   /**
    * The sum without the newest slot. The window's sum is the slots' sums added oldest first, as
    * a sum afresh would give it, whatever order they arrived and merged in: kept so, it is
@@ -61,19 +61,43 @@ export class WindowedHistogram {
    */
   constructor(private readonly _shared?: HistogramAggregate) {}
 
-  /** The window's count, sum, min, max and scale, without its buckets. Read-only for callers. */
+  get scale(): number {
+    return this._scale;
+  }
+
+  get count(): number {
+    return this._count;
+  }
+
+  get sum(): number {
+    return this._sum;
+  }
+
+  get min(): number {
+    return this._min;
+  }
+
+  get max(): number {
+    return this._max;
+  }
+
+  get zeroCount(): number {
+    return this._zeroCount;
+  }
+
+  /** The window's count, sum, min, max and scale, without its buckets. */
   get summary(): Readonly<HistogramSummary> {
-    return this._summary;
+    return this;
   }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    return aggregateOf(this._summary, this._entries);
+    return aggregateOf(this, this._entries);
   }
 
   /** Oldest slot still holding data, or undefined when the window is empty. */
   get oldestSlot(): number | undefined {
-    return this._sums[0];
+    return this._entries[0]?.[SLOT];
   }
 
   /**
@@ -83,77 +107,73 @@ export class WindowedHistogram {
   add(slot: number, point: ExponentialHistogram): boolean {
     if (point.count === 0) return false;
     const entry = entryOf(slot, point);
-    const summary = this._summary;
-    const sums = this._sums;
-    const sumBefore = summary.sum;
-    summary.scale =
-      sums.length === 0
+    const sumBefore = this._sum;
+    this._scale =
+      this._entries.length === 0
         ? entry[SCALE]!
-        : Math.min(summary.scale, entry[SCALE]!);
-    addEntryScalars(summary, entry);
+        : Math.min(this._scale, entry[SCALE]!);
+    // As `addScalars` adds them.
+    this._count += entry[COUNT]!;
+    this._sum += entry[SUM]!;
+    this._zeroCount += entry[ZERO_COUNT]!;
+    this._min = Math.min(this._min, entry[MIN]!);
+    this._max = Math.max(this._max, entry[MAX]!);
     if (this._shared !== undefined) addEntry(this._shared, entry);
-    const lastAt = sums.length - 2;
-    if (lastAt >= 0 && sums[lastAt] === slot) {
-      const entries = this._entries;
-      const merged = mergeEntries(entries[entries.length - 1]!, entry);
-      entries[entries.length - 1] = merged;
-      sums[lastAt + 1] = merged[SUM]!;
-      summary.sum = this._sumBeforeLast + merged[SUM]!;
+    const lastAt = this._entries.length - 1;
+    if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
+      const merged = mergeEntries(this._entries[lastAt]!, entry);
+      this._entries[lastAt] = merged;
+      this._sum = this._sumBeforeLast + merged[SUM]!;
       return false;
     }
     this._sumBeforeLast = sumBefore;
     this._entries.push(entry);
-    sums.push(slot, entry[SUM]!);
     return true;
   }
 
   /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
   expireThrough(slot: number): boolean {
-    const sums = this._sums;
     let dropped = 0;
-    while (dropped < sums.length && sums[dropped]! <= slot) dropped += 2;
-    if (dropped === 0) return false;
-    const summary = this._summary;
     const shared = this._shared;
-    const entries = this._entries;
-    // Min and max stay unless a slot that leaves holds one of them (or either is NaN).
-    let rescan = false;
-    for (let i = 0; i < dropped / 2; i++) {
-      const entry = entries[i]!;
-      summary.count -= entry[COUNT]!;
-      summary.zeroCount -= entry[ZERO_COUNT]!;
-      if (!(entry[MIN]! > summary.min) || !(entry[MAX]! < summary.max))
-        rescan = true;
+    while (
+      dropped < this._entries.length &&
+      this._entries[dropped]![SLOT]! <= slot
+    ) {
+      const entry = this._entries[dropped]!;
+      this._count -= entry[COUNT]!;
+      this._zeroCount -= entry[ZERO_COUNT]!;
       if (shared !== undefined) subtractEntry(shared, entry);
+      dropped++;
     }
+    if (dropped === 0) return false;
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    dropFront(entries, dropped / 2);
-    dropFront(sums, dropped);
-    if (sums.length === 0) {
+    dropFront(this._entries, dropped);
+    if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
-      Object.assign(summary, emptySummary());
+      this._scale = MAX_SCALE;
+      this._count = 0;
+      this._sum = 0;
+      this._min = Infinity;
+      this._max = -Infinity;
+      this._zeroCount = 0;
       this._sumBeforeLast = 0;
       return true;
     }
-    // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
+    let min = Infinity;
+    let max = -Infinity;
     let sum = 0;
-    for (let at = 1; at < sums.length; at += 2) {
+    // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
+    for (const entry of this._entries) {
+      if (entry[MIN]! < min) min = entry[MIN]!;
+      if (entry[MAX]! > max) max = entry[MAX]!;
       this._sumBeforeLast = sum;
-      sum += sums[at]!;
+      sum += entry[SUM]!;
     }
-    summary.sum = sum;
-    if (rescan) {
-      let min = Infinity;
-      let max = -Infinity;
-      for (const entry of entries) {
-        if (entry[MIN]! < min) min = entry[MIN]!;
-        if (entry[MAX]! > max) max = entry[MAX]!;
-      }
-      summary.min = min;
-      summary.max = max;
-    }
+    this._min = min;
+    this._max = max;
+    this._sum = sum;
     return true;
   }
 
@@ -161,7 +181,7 @@ export class WindowedHistogram {
   record(): HistogramRecord {
     const entries = this._entries;
     if (entries.length === 0) return EMPTY_HISTOGRAM_RECORD;
-    return new HistogramRecord(this._summary, entries.slice());
+    return new HistogramRecord(this, entries.slice());
   }
 }
 

@@ -5,7 +5,8 @@ import { InstrumentRegistry } from './instruments';
 import { describeInstrument } from './LegacyNamer';
 import type { MeterFilter } from './meterSelection';
 import { feedPoints, type PointSink } from './pointFeeds';
-import type { Series, ValueSource } from './series';
+import type { Series } from './series';
+import type { ValueSource } from './ValueSeries';
 import type { SeriesDirectory } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 

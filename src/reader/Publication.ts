@@ -2,12 +2,11 @@ import type { RecordTable, RecordTableEditor } from './RecordTable';
 import {
   HistogramSeries,
   SpiralSeries,
-  ValueSeries,
   type NameTotals,
   type Series,
 } from './series';
+import { ValueSeries } from './ValueSeries';
 import type { Slicer } from './Slicer';
-import type { HistogramRecord } from './WindowedHistogram';
 
 /**
  * What changed in the tick under way, and the making of its records: a series whose record is a
@@ -53,8 +52,9 @@ export class Publication {
       const series = dirty[this._seriesAt++]!;
       if (series instanceof HistogramSeries) {
         const record = series.publish();
-        const before = records.published(series.index) as HistogramRecord;
-        series.totals.memberChanged(before, record);
+        const scale = record.count > 0 ? record.scale : NaN;
+        series.totals.memberChanged(series.publishedScale, scale);
+        series.publishedScale = scale;
         if (series.totals.dirtyGen !== gen) {
           series.totals.dirtyGen = gen;
           this._dirtyTotals.push(series.totals);

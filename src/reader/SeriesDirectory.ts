@@ -9,8 +9,8 @@ import {
   type NameTotals,
   type Series,
   SpiralSeries,
-  ValueSeries,
 } from './series';
+import { ValueSeries } from './ValueSeries';
 import type { VariantIndex } from './VariantIndex';
 
 /** The key of the global group among host types. */

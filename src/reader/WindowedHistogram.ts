@@ -5,12 +5,12 @@ import {
   emptyAggregate,
   emptySummary,
   histogramValue,
+  MAX_SCALE,
   type HistogramAggregate,
   type HistogramSummary,
 } from './histogramBuckets';
 import {
   addEntry,
-  addEntryScalars,
   aggregateOf,
   COUNT,
   entryOf,
@@ -31,16 +31,22 @@ import {
  * buckets packed (see {@link SlotEntry}), so adding a slot and expiring one cost only the
  * buckets those slots touched.
  */
-export class WindowedHistogram {
+export class WindowedHistogram implements Readonly<HistogramSummary> {
   /** Slots with data, oldest first. */
   private readonly _entries: SlotEntry[] = [];
-  /**
-   * The window's scalars, kept as slots come and go. Its scale is the coarsest of the slots
-   * added since the window was last empty (detail once merged away is gone, as in a running
-   * aggregate). The buckets are not kept here: {@link aggregate} sums them from the slots when
-   * asked, which is rare (a request for this series), while every histogram series holds a window.
+  /*
+   * The window's scalars, kept as slots come and go, in fields of the window itself (one object
+   * fewer to reach per histogram). Its scale is the coarsest of the slots added since the window
+   * was last empty (detail once merged away is gone, as in a running aggregate). The buckets are
+   * not kept here: {@link aggregate} sums them from the slots when asked, which is rare (a
+   * request for this series), while every histogram series holds a window.
    */
-  private readonly _summary: HistogramSummary = emptySummary();
+  private _scale = MAX_SCALE;
+  private _count = 0;
+  private _sum = 0;
+  private _min = Infinity;
+  private _max = -Infinity;
+  private _zeroCount = 0;
   /**
    * The sum without the newest slot. The window's sum is the slots' sums added oldest first, as
    * a sum afresh would give it, whatever order they arrived and merged in: kept so, it is
@@ -55,14 +61,38 @@ export class WindowedHistogram {
    */
   constructor(private readonly _shared?: HistogramAggregate) {}
 
-  /** The window's count, sum, min, max and scale, without its buckets. Read-only for callers. */
+  get scale(): number {
+    return this._scale;
+  }
+
+  get count(): number {
+    return this._count;
+  }
+
+  get sum(): number {
+    return this._sum;
+  }
+
+  get min(): number {
+    return this._min;
+  }
+
+  get max(): number {
+    return this._max;
+  }
+
+  get zeroCount(): number {
+    return this._zeroCount;
+  }
+
+  /** The window's count, sum, min, max and scale, without its buckets. */
   get summary(): Readonly<HistogramSummary> {
-    return this._summary;
+    return this;
   }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    return aggregateOf(this._summary, this._entries);
+    return aggregateOf(this, this._entries);
   }
 
   /** Oldest slot still holding data, or undefined when the window is empty. */
@@ -77,19 +107,23 @@ export class WindowedHistogram {
   add(slot: number, point: ExponentialHistogram): boolean {
     if (point.count === 0) return false;
     const entry = entryOf(slot, point);
-    const summary = this._summary;
-    const sumBefore = summary.sum;
-    summary.scale =
+    const sumBefore = this._sum;
+    this._scale =
       this._entries.length === 0
         ? entry[SCALE]!
-        : Math.min(summary.scale, entry[SCALE]!);
-    addEntryScalars(summary, entry);
+        : Math.min(this._scale, entry[SCALE]!);
+    // As `addScalars` adds them.
+    this._count += entry[COUNT]!;
+    this._sum += entry[SUM]!;
+    this._zeroCount += entry[ZERO_COUNT]!;
+    this._min = Math.min(this._min, entry[MIN]!);
+    this._max = Math.max(this._max, entry[MAX]!);
     if (this._shared !== undefined) addEntry(this._shared, entry);
     const lastAt = this._entries.length - 1;
     if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
       const merged = mergeEntries(this._entries[lastAt]!, entry);
       this._entries[lastAt] = merged;
-      summary.sum = this._sumBeforeLast + merged[SUM]!;
+      this._sum = this._sumBeforeLast + merged[SUM]!;
       return false;
     }
     this._sumBeforeLast = sumBefore;
@@ -100,15 +134,14 @@ export class WindowedHistogram {
   /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
   expireThrough(slot: number): boolean {
     let dropped = 0;
-    const summary = this._summary;
     const shared = this._shared;
     while (
       dropped < this._entries.length &&
       this._entries[dropped]![SLOT]! <= slot
     ) {
       const entry = this._entries[dropped]!;
-      summary.count -= entry[COUNT]!;
-      summary.zeroCount -= entry[ZERO_COUNT]!;
+      this._count -= entry[COUNT]!;
+      this._zeroCount -= entry[ZERO_COUNT]!;
       if (shared !== undefined) subtractEntry(shared, entry);
       dropped++;
     }
@@ -119,7 +152,12 @@ export class WindowedHistogram {
     dropFront(this._entries, dropped);
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
-      Object.assign(summary, emptySummary());
+      this._scale = MAX_SCALE;
+      this._count = 0;
+      this._sum = 0;
+      this._min = Infinity;
+      this._max = -Infinity;
+      this._zeroCount = 0;
       this._sumBeforeLast = 0;
       return true;
     }
@@ -133,9 +171,9 @@ export class WindowedHistogram {
       this._sumBeforeLast = sum;
       sum += entry[SUM]!;
     }
-    summary.min = min;
-    summary.max = max;
-    summary.sum = sum;
+    this._min = min;
+    this._max = max;
+    this._sum = sum;
     return true;
   }
 
@@ -143,7 +181,7 @@ export class WindowedHistogram {
   record(): HistogramRecord {
     const entries = this._entries;
     if (entries.length === 0) return EMPTY_HISTOGRAM_RECORD;
-    return new HistogramRecord(this._summary, entries.slice());
+    return new HistogramRecord(this, entries.slice());
   }
 }
 

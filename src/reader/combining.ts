@@ -10,8 +10,8 @@ import type {
   NameTotals,
   Series,
   SpiralSeries,
-  ValueSeries,
 } from './series';
+import type { ValueSeries } from './ValueSeries';
 import {
   emptyAggregate,
   histogramValue,

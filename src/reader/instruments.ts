@@ -15,7 +15,8 @@ import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { attributeText } from './naming';
 import { pointFeedOf, type PointFeed } from './pointFeeds';
-import { ValueSource, type Series } from './series';
+import type { Series } from './series';
+import { ValueSource } from './ValueSeries';
 
 /**
  * What an attribute set of one instrument feeds, resolved once: a series its increases are

@@ -5,13 +5,8 @@ import type {
 } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { Binding, InstrumentState } from './instruments';
-import type {
-  HistogramSeries,
-  Series,
-  SpiralSeries,
-  ValueSeries,
-  ValueSource,
-} from './series';
+import type { HistogramSeries, Series, SpiralSeries } from './series';
+import type { ValueSeries, ValueSource } from './ValueSeries';
 import type { Slicer } from './Slicer';
 
 /*

@@ -62,18 +62,20 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
     this.shared = kind === 'histogram' ? emptyAggregate() : undefined;
   }
 
-  /** Follows a member window from one record to the next, so the coarsest scale is known without a scan. */
-  memberChanged(before: HistogramRecord, after: HistogramRecord): void {
-    if (before.summary.count > 0) {
-      const scale = before.summary.scale;
-      const left = this._scales.get(scale)! - 1;
-      if (left === 0) this._scales.delete(scale);
-      else this._scales.set(scale, left);
+  /**
+   * Follows a member window from one published scale to the next (NaN while it is empty), so
+   * the coarsest scale is known without a scan.
+   */
+  memberChanged(before: number, after: number): void {
+    // Most ticks keep a window non-empty at its scale: nothing to count then.
+    if (before === after) return;
+    if (!Number.isNaN(before)) {
+      const left = this._scales.get(before)! - 1;
+      if (left === 0) this._scales.delete(before);
+      else this._scales.set(before, left);
     }
-    if (after.summary.count > 0) {
-      const scale = after.summary.scale;
-      this._scales.set(scale, (this._scales.get(scale) ?? 0) + 1);
-    }
+    if (!Number.isNaN(after))
+      this._scales.set(after, (this._scales.get(after) ?? 0) + 1);
   }
 
   /** The buckets as published: a copy, so that later ticks leave it alone. */
@@ -137,13 +139,20 @@ export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
   }
 }
 
+/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
+const NO_SLOT = -(2 ** 30);
+
 /**
  * A series with a window of slots. A tick may ask it to expire twice through the same slot (as
  * its data point is applied, then from the expiry wheel): the second asking reads no slot.
  */
 abstract class WindowedSeries<R> extends Series<R> {
-  /** The last slot expired through: every slot up to it is gone, and later data is newer. */
-  private _expiredThrough = -Infinity;
+  /**
+   * The last slot expired through: every slot up to it is gone, and later data is newer. It
+   * starts below any slot a clock gives, as a small integer, so that the field never needs a
+   * number of its own on the heap.
+   */
+  private _expiredThrough = NO_SLOT;
 
   override expireThrough(slot: number): boolean {
     if (slot <= this._expiredThrough) return false;
@@ -224,112 +233,6 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
   }
 }
 
-/**
- * UpDownCounter and Gauge kinds: the exact value and the ms since the series was created. The
- * value is the sum of the increases added (up-down counters) and of the last value of each
- * source (gauges, observable up-down counters: one source per attribute set and instrument), so
- * that every series that shares a name combines by the same rule, a sum, whatever its kind.
- */
-export class ValueSeries extends Series<number> {
-  private _added = 0;
-  private _addedAny = false;
-  private readonly _lastValues: number[] = [];
-  /** Whether each source reported and was not forgotten since: only those count for `max`, `min`, `average`. */
-  private readonly _present: boolean[] = [];
-
-  constructor(
-    readonly kind: 'counter' | 'gauge',
-    totals: NameTotals,
-    createdAtMonotonicMs: number,
-    since: number,
-    index: number
-  ) {
-    super(totals, createdAtMonotonicMs, since, index);
-  }
-
-  /** Whether its record is made without a loop: of one source of last values at most. */
-  get recordIsCheap(): boolean {
-    return this._lastValues.length <= 1;
-  }
-
-  /** A new source of last values, which counts 0 until it reports. */
-  source(): ValueSource {
-    this._lastValues.push(0);
-    this._present.push(false);
-    return new ValueSource(this, this._lastValues.length - 1);
-  }
-
-  /** Takes a source's value as reported. Returns whether it changed. */
-  set(at: number, value: number): boolean {
-    const was = this._present[at];
-    this._present[at] = true;
-    if (was === true && Object.is(value, this._lastValues[at])) return false;
-    this._lastValues[at] = value;
-    return true;
-  }
-
-  /** Forgets a source's value (a cluster worker gone): it counts 0 again. Returns whether it changed. */
-  forget(at: number): boolean {
-    if (this._present[at] !== true) return false;
-    this._present[at] = false;
-    this._lastValues[at] = 0;
-    return true;
-  }
-
-  /** Adds a finite delta (an up-down counter's). Returns whether the value changed. */
-  add(delta: number): boolean {
-    if (delta === 0) return false;
-    this._added += delta;
-    this._addedAny = true;
-    return true;
-  }
-
-  publish(): number {
-    // Summed afresh, in the sources' order: a running difference would drift, and keep NaN for good.
-    const values = this._lastValues;
-    if (values.length === 0) return this._added;
-    const rule = this.totals.lastValues;
-    let value = rule === 'sum' ? values[0]! : this._combinePresent(rule);
-    if (rule === 'sum')
-      for (let i = 1; i < values.length; i++) value += values[i]!;
-    return this._addedAny ? value + this._added : value;
-  }
-
-  /** The sources that reported, combined by `rule`; 0 when none did. */
-  private _combinePresent(rule: Exclude<LastValueRule, 'sum'>): number {
-    let result = 0;
-    let count = 0;
-    for (let i = 0; i < this._lastValues.length; i++) {
-      if (!this._present[i]) continue;
-      const value = this._lastValues[i]!;
-      if (count === 0) result = value;
-      else if (rule === 'max') result = Math.max(result, value);
-      else if (rule === 'min') result = Math.min(result, value);
-      else result += value;
-      count++;
-    }
-    return rule === 'average' && count > 0 ? result / count : result;
-  }
-}
-
-/** One source of last values of a {@link ValueSeries}: what an attribute set of a gauge binds to. */
-export class ValueSource {
-  constructor(
-    readonly series: ValueSeries,
-    private readonly _at: number
-  ) {}
-
-  /** Takes the value as reported, exactly. Returns whether the series' value changed. */
-  set(value: number): boolean {
-    return this.series.set(this._at, value);
-  }
-
-  /** Forgets the value (its reporter is gone). Returns whether the series' value changed. */
-  forget(): boolean {
-    return this.series.forget(this._at);
-  }
-}
-
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
 export class HistogramSeries extends WindowedSeries<HistogramRecord> {
   readonly kind = 'histogram';
@@ -343,6 +246,12 @@ export class HistogramSeries extends WindowedSeries<HistogramRecord> {
   protected dropThrough(slot: number): boolean {
     return this.window.expireThrough(slot);
   }
+
+  /**
+   * The scale of its record as last published, NaN while that was empty: what the name's count
+   * of scales holds for it, kept here so that publishing reads no older record.
+   */
+  publishedScale = NaN;
 
   publish(): HistogramRecord {
     return this.window.record();

@@ -127,10 +127,7 @@ function addEntryBuckets(
 }
 
 /** Adds a slot's scalars into `target`'s (scale apart). */
-export function addEntryScalars(
-  target: HistogramSummary,
-  entry: SlotEntry
-): void {
+function addEntryScalars(target: HistogramSummary, entry: SlotEntry): void {
   addScalars(
     target,
     entry[COUNT]!,

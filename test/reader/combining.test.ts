@@ -1,6 +1,7 @@
 import { combinedValue, totalValue } from '../../src/reader/combining';
 import type { Recorded, RecordReader } from '../../src/reader/records';
-import { NameTotals, SpiralSeries, ValueSeries } from '../../src/reader/series';
+import { NameTotals, SpiralSeries } from '../../src/reader/series';
+import { ValueSeries } from '../../src/reader/ValueSeries';
 
 /** Reads each series' freshly published working state. */
 const current: RecordReader = <R>(cell: Recorded<R>): R => cell.publish();

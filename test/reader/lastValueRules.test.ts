@@ -1,8 +1,5 @@
-import {
-  NameTotals,
-  ValueSeries,
-  type LastValueRule,
-} from '../../src/reader/series';
+import { NameTotals, type LastValueRule } from '../../src/reader/series';
+import { ValueSeries } from '../../src/reader/ValueSeries';
 
 /** A gauge series with three sources reporting 2, 4 and 9, combined by `rule`. */
 function gaugeOfThree(rule: LastValueRule) {
@@ -45,5 +42,41 @@ describe('ValueSeries last-value rules', () => {
     const { series, sources } = gaugeOfThree('average');
     for (const source of sources) source.forget();
     expect(series.publish()).toBe(0);
+  });
+
+  it.each(['sum', 'max', 'min', 'average'] as const)(
+    'should serve a lone source as reported by %s, 0 once forgotten, with the increases added',
+    rule => {
+      const totals = new NameTotals('gauge', false, 0, 'gauge "load"');
+      totals.lastValues = rule;
+      const series = new ValueSeries('gauge', totals, 0, 0, 0);
+      const source = series.source();
+      expect(series.publish()).toBe(0);
+      expect(source.set(7)).toBe(true);
+      expect(source.set(7)).toBe(false);
+      series.add(2);
+      expect(series.publish()).toBe(9);
+      expect(source.forget()).toBe(true);
+      expect(source.forget()).toBe(false);
+      expect(series.publish()).toBe(2);
+    }
+  );
+
+  it("should keep a lone source's value and whether it reported when a second source joins", () => {
+    const totals = new NameTotals('gauge', false, 0, 'gauge "load"');
+    totals.lastValues = 'average';
+    const series = new ValueSeries('gauge', totals, 0, 0, 0);
+    const first = series.source();
+    first.set(6);
+    const second = series.source();
+    // The second has not reported: the average is of the first alone.
+    expect(series.publish()).toBe(6);
+    expect(first.set(6)).toBe(false);
+    second.set(10);
+    expect(series.publish()).toBe(8);
+    first.forget();
+    const third = series.source();
+    third.set(4);
+    expect(series.publish()).toBe(7);
   });
 });

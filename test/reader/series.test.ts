@@ -2,8 +2,8 @@ import {
   HistogramSeries,
   NameTotals,
   SpiralSeries,
-  ValueSeries,
 } from '../../src/reader/series';
+import { ValueSeries } from '../../src/reader/ValueSeries';
 
 describe('SpiralSeries', () => {
   describe('add', () => {

@@ -96,7 +96,8 @@ export function planMigration(
   const buckets = new HistogramBuckets(inputs.served?.exposition);
   const mappings: Mapping[] = [];
   const rules = new Map<string, RuleParts>();
-  const matchedKeys = new Set<CurlJsonKey>();
+  /** Keys mapped, or whose URL a finding already names: the others match no metric. */
+  const settledKeys = new Set<CurlJsonKey>();
   const missingSeries = new Set<string>();
 
   for (const url of poller.urls) {
@@ -106,6 +107,7 @@ export function planMigration(
         tag: 'not-legacy-url',
         text: `${where(url)} URL ${url.url}: not a legacy metrics API map (expected …/metrics/host_type/<host type>, …/metrics/host/<host>, …/metrics/global or …/metrics/all); its keys are not mapped.`,
       });
+      for (const key of url.keys) settledKeys.add(key);
       continue;
     }
     const single = target.metric !== undefined;
@@ -115,12 +117,12 @@ export function planMigration(
           tag: 'key-shape',
           text: `${where(key)} Key "${key.path}": not a ${single ? 'metric/<key>' : 'metrics/<name>/<key>'} path of this URL; not mapped.`,
         });
-        matchedKeys.add(key);
+        settledKeys.add(key);
       }
     }
     const read = urlCatalog(url, target, inputs, fallbackCatalog, findings);
     if (read === undefined) {
-      for (const key of url.keys) matchedKeys.add(key);
+      for (const key of url.keys) settledKeys.add(key);
       continue;
     }
     const { catalog, placement } = read;
@@ -133,7 +135,7 @@ export function planMigration(
       for (const field of entry.fields) {
         const key = tree.match(name, field);
         if (key === undefined) continue;
-        matchedKeys.add(key);
+        settledKeys.add(key);
         const path = single ? `metric/${field}` : `metrics/${name}/${field}`;
         const match: SeriesMatch = matcher?.match(name, entry.kind) ?? {
           status: 'missing',
@@ -206,7 +208,7 @@ export function planMigration(
 
   for (const url of poller.urls)
     for (const key of url.keys)
-      if (!matchedKeys.has(key) && parseLegacyUrl(url.url) !== undefined)
+      if (!settledKeys.has(key))
         unmapped.push({
           tag: 'unknown-key',
           text: `${where(key)} Key "${key.path}" on ${url.url}: matches no metric ${inputs.served === undefined ? 'this file names' : 'the server serves there'}.`,

@@ -182,14 +182,12 @@ export class ExpositionIndex {
     )
       owner.labelSets.set(labelKey, Object.fromEntries(named));
     // As the reader places it: in the host variant, a series with only a host type is that host's.
-    const placement: SeriesPlacement | undefined =
-      hostType === '' && host === ''
-        ? { label: 'global' }
-        : this._variant === 'host'
-          ? { label: 'host', value: host !== '' ? host : hostType }
-          : hostType !== ''
-            ? { label: 'host_type', value: hostType }
-            : undefined;
+    let placement: SeriesPlacement | undefined;
+    if (hostType === '' && host === '') placement = { label: 'global' };
+    else if (this._variant === 'host')
+      placement = { label: 'host', value: host !== '' ? host : hostType };
+    else if (hostType !== '')
+      placement = { label: 'host_type', value: hostType };
     let slot = -1;
     if (placement !== undefined) {
       const key = slotKey(name, labelKey, le, placement);

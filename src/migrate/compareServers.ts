@@ -5,11 +5,7 @@
  * needs it, so that time and memory grow with the server, not with its square.
  */
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
-import {
-  ExpositionIndex,
-  type ExpositionRead,
-  type Placement,
-} from './expositionIndex';
+import { ExpositionIndex, type ExpositionRead } from './expositionIndex';
 import {
   fetchMetricsMap,
   groupsOf,
@@ -17,6 +13,7 @@ import {
   readExposition as readFromServer,
   type LegacyMetricValue,
 } from './fetchServer';
+import type { SeriesPlacement } from './legacyUrl';
 import { compareKey, notComparedReason, type KeyResult } from './keyComparison';
 import { kindOfValue } from './metricCatalog';
 import { SeriesMatcher, seriesText } from './seriesMatch';
@@ -75,7 +72,7 @@ export interface ComparedKey extends KeyResult {
 export interface ComparedGroup {
   /** The host type or host, raw; `global` for the global metrics. */
   readonly group: string;
-  readonly placement: Placement['label'];
+  readonly placement: SeriesPlacement['label'];
   readonly keys: readonly ComparedKey[];
 }
 

@@ -7,12 +7,8 @@
  * costs one lookup of its text, not a parse of its labels.
  */
 import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE } from '../attributes';
+import type { SeriesPlacement } from './legacyUrl';
 import { NON_NAME_LABELS } from './prometheusNames';
-
-/** Where a legacy map reads its values: a host type, a host, or the global metrics. */
-export type Placement =
-  | { readonly label: 'host_type' | 'host'; readonly value: string }
-  | { readonly label: 'global' };
 
 /** A family of the exposition, as the matching of legacy names sees it. */
 export interface ExposedFamily {
@@ -45,10 +41,18 @@ function pairsKey(pairs: [string, string][]): string {
   return pairs.map(([k, v]) => `${k}\u0001${v}\u0000`).join('');
 }
 
-function placementKey(placement: Placement): string {
-  return placement.label === 'global'
-    ? 'G'
-    : `${placement.label === 'host' ? 'H' : 'T'}${placement.value}`;
+/** The key of a slot: a sample name, its name labels' key, its `le` ('' for none) and placement. */
+function slotKey(
+  sample: string,
+  labels: string,
+  le: string,
+  placement: SeriesPlacement
+): string {
+  const place =
+    placement.label === 'global'
+      ? 'G'
+      : `${placement.label === 'host' ? 'H' : 'T'}${placement.value}`;
+  return `${sample}\u0002${labels}\u0002${le}\u0002${place}`;
 }
 
 function parseNumber(text: string): number {
@@ -177,15 +181,16 @@ export class ExpositionIndex {
       !owner.labelSets.has(labelKey)
     )
       owner.labelSets.set(labelKey, Object.fromEntries(named));
-    let placement: string;
-    if (hostType === '' && host === '') placement = 'G';
+    // As the reader places it: in the host variant, a series with only a host type is that host's.
+    let placement: SeriesPlacement | undefined;
+    if (hostType === '' && host === '') placement = { label: 'global' };
     else if (this._variant === 'host')
-      placement = `H${host !== '' ? host : hostType}`;
-    else if (hostType !== '') placement = `T${hostType}`;
-    else placement = '';
+      placement = { label: 'host', value: host !== '' ? host : hostType };
+    else if (hostType !== '')
+      placement = { label: 'host_type', value: hostType };
     let slot = -1;
-    if (placement !== '') {
-      const key = [name, labelKey, le, placement].join('\u0002');
+    if (placement !== undefined) {
+      const key = slotKey(name, labelKey, le, placement);
       slot = this._slots.get(key) ?? this._slots.size;
       if (slot === this._slots.size) this._slots.set(key, slot);
     }
@@ -202,11 +207,9 @@ export class ExpositionIndex {
     sample: string,
     labels: string,
     le: string,
-    placement: Placement
+    placement: SeriesPlacement
   ): number {
-    const slot = this._slots.get(
-      `${sample}\u0002${labels}\u0002${le}\u0002${placementKey(placement)}`
-    );
+    const slot = this._slots.get(slotKey(sample, labels, le, placement));
     return slot === undefined ? 0 : (read.values[slot] ?? 0);
   }
 }

@@ -6,12 +6,9 @@
  */
 import { IN_BAND_METRIC_NAME } from '../http/inBandSunsetMetric';
 import { boundedGet, type MigrationTool } from './boundedGet';
-import type {
-  ExpositionIndex,
-  ExpositionRead,
-  Placement,
-} from './expositionIndex';
-import { groupOfSegment } from './legacyUrl';
+import type { Variant } from '../attributes';
+import type { ExpositionIndex, ExpositionRead } from './expositionIndex';
+import { groupOfSegment, mapUrl, type SeriesPlacement } from './legacyUrl';
 import { MigrationError } from './MigrationError';
 import { readLimits } from './readLimits';
 
@@ -28,7 +25,7 @@ export type LegacyMetricValue = Readonly<Record<string, unknown>>;
 
 /** The legacy API's listing, in either variant. */
 export interface LegacyListing {
-  readonly variant: 'host_type' | 'host';
+  readonly variant: Variant;
   /** Host types (or hosts), raw: spaces kept. */
   readonly groups: readonly string[];
   readonly metrics: readonly string[];
@@ -116,7 +113,7 @@ export async function fetchListing(
 /** One legacy map to compare: its name, where its series are, and its URL. */
 export interface Group {
   readonly name: string;
-  readonly placement: Placement;
+  readonly placement: SeriesPlacement;
   readonly url: string;
 }
 
@@ -126,11 +123,13 @@ export async function groupsOf(
   base: string
 ): Promise<{ listing: LegacyListing; groups: Group[] }> {
   const listing = await fetchListing(base, { tool: 'compare' });
-  const named = (name: string): Group => ({
+  const group = (name: string, placement: SeriesPlacement): Group => ({
     name,
-    placement: { label: listing.variant, value: name },
-    url: `${base}/metrics/${listing.variant}/${encodeURIComponent(name)}`,
+    placement,
+    url: mapUrl(base, placement),
   });
+  const named = (name: string): Group =>
+    group(name, { label: listing.variant, value: name });
   let groups: Group[];
   if (hostTypes !== undefined && hostTypes.length > 0)
     groups = hostTypes.map(name => {
@@ -144,11 +143,7 @@ export async function groupsOf(
   else
     groups = [
       ...listing.groups.map(named),
-      {
-        name: 'global',
-        placement: { label: 'global' },
-        url: `${base}/metrics/global`,
-      },
+      group('global', { label: 'global' }),
     ];
   return { listing, groups };
 }

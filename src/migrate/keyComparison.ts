@@ -4,12 +4,9 @@
  */
 import { agreementOf, DEFAULT_WINDOW_MS, quantileOf } from './legacyKeyQuery';
 import { type PrometheusSeries } from './prometheusNames';
-import type {
-  ExpositionIndex,
-  ExpositionRead,
-  Placement,
-} from './expositionIndex';
+import type { ExpositionIndex, ExpositionRead } from './expositionIndex';
 import { labelSetKey } from './expositionIndex';
+import type { SeriesPlacement } from './legacyUrl';
 import type { LegacyMetricValue } from './fetchServer';
 import { bucketShortfall } from './percentileBuckets';
 
@@ -97,7 +94,7 @@ export function notComparedReason(key: string): string | undefined {
 export function compareKey(
   bracket: Bracket,
   series: PrometheusSeries,
-  placement: Placement,
+  placement: SeriesPlacement,
   value: LegacyMetricValue,
   key: string
 ): KeyResult {

@@ -2,23 +2,31 @@
  * The PromQL that gives each legacy key from the exporter's series, per host type (or host) as
  * a legacy URL addresses it, and how closely it agrees with the legacy number.
  */
-import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE } from '../attributes';
+import {
+  HOST_ATTRIBUTE,
+  HOST_TYPE_ATTRIBUTE,
+  type Variant,
+} from '../attributes';
 import {
   HISTOGRAM_FIELDS,
   HISTOGRAM_QUANTILES,
   type MetricKind,
 } from '../snapshot/legacyValues';
+import type { Placement } from './legacyUrl';
 import type { PrometheusSeries } from './prometheusNames';
 
-/** Where a legacy URL reads its values from. */
+/**
+ * The legacy maps a query reads: one placement, or several host types (or hosts) at once, raw
+ * (spaces kept), as one recording rule reads every one the poller reads.
+ */
 export type LegacyPlacement =
-  | {
-      /** The label that holds the host type (or host), and its raw values (spaces kept). */
-      readonly label: typeof HOST_TYPE_ATTRIBUTE | typeof HOST_ATTRIBUTE;
-      readonly values: readonly string[];
-    }
-  | { readonly label: 'global' }
-  | { readonly label: 'all' };
+  Placement | { readonly label: Variant; readonly values: readonly string[] };
+
+/** The host types (or hosts) `placement` selects; undefined for global and /all. */
+function groupsOf(placement: LegacyPlacement): readonly string[] | undefined {
+  if ('values' in placement) return placement.values;
+  return 'value' in placement ? [placement.value] : undefined;
+}
 
 /** The legacy window in PromQL, from its length in milliseconds: `1m`, `90s`. */
 export function promqlDuration(windowMs: number): string {
@@ -83,13 +91,14 @@ function matchers(
   );
   parts.push(...extra);
   for (const key of series.absentLabels ?? []) parts.push(`${key}=""`);
+  const groups = groupsOf(placement);
   if (placement.label === 'global')
     parts.push(`${HOST_TYPE_ATTRIBUTE}=""`, `${HOST_ATTRIBUTE}=""`);
-  else if (placement.label !== 'all') {
+  else if (groups !== undefined) {
     parts.push(
-      placement.values.length === 1
-        ? `${placement.label}=${quote(placement.values[0]!)}`
-        : `${placement.label}=~${quote(placement.values.map(regexEscape).join('|'))}`
+      groups.length === 1
+        ? `${placement.label}=${quote(groups[0]!)}`
+        : `${placement.label}=~${quote(groups.map(regexEscape).join('|'))}`
     );
   }
   return parts.length === 0 ? '' : `{${parts.join(', ')}}`;
@@ -97,7 +106,7 @@ function matchers(
 
 function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
   const labels = ['job', 'instance'];
-  if ('values' in placement) labels.push(placement.label);
+  if (groupsOf(placement) !== undefined) labels.push(placement.label);
   return [...labels, ...extra].join(', ');
 }
 
@@ -128,7 +137,7 @@ function selector(
     return offset => `${name}${matchers(series, placement)}${offset}`;
   const byHostType: LegacyPlacement = {
     label: HOST_TYPE_ATTRIBUTE,
-    values: placement.values,
+    values: groupsOf(placement)!,
   };
   return offset =>
     `(${name}${matchers(series, placement)}${offset} or label_replace(${name}${matchers(series, byHostType, [`${HOST_ATTRIBUTE}=""`])}${offset}, "${HOST_ATTRIBUTE}", "$1", "${HOST_TYPE_ATTRIBUTE}", "(.*)"))`;
@@ -147,10 +156,11 @@ export function legacyKeyQuery(
   windowMs: number = DEFAULT_WINDOW_MS
 ): string | undefined {
   const query = placedQuery(series, key, placement, windowMs);
-  if (query === undefined || !('values' in placement)) return query;
+  const groups = groupsOf(placement);
+  if (query === undefined || groups === undefined) return query;
   // The legacy API serves zeros for a metric that only another host type has; Prometheus has no
   // series there. One zero per node (the exporter's target_info) and host type stands in for it.
-  const zeros = placement.values.map(
+  const zeros = groups.map(
     value =>
       `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${quote(placement.label)}, ${quote(value)}, "", "")`
   );

@@ -1,12 +1,33 @@
 /**
- * How `migrate` and `compare` read a legacy API URL (a poller's `<URL>`, `--host-type`) and which
- * host type a segment names, by the one legacy route grammar (src/route).
+ * Where a legacy value is read, for `migrate` and `compare`: the {@link Placement} of a legacy
+ * map, read from a legacy API URL (a poller's `<URL>`) by the one legacy route grammar
+ * (src/route), the host type a segment names, and the URL of a placement's map.
  */
+import type { Variant } from '../attributes';
 import {
   groupAlias,
   isResourceRoute,
   parseLegacyRoute,
 } from '../route/legacyRoute';
+
+/**
+ * One legacy map: a host type's or a host's (`value`, raw: spaces kept), the global metrics', or
+ * /all's (every placement summed).
+ */
+export type Placement =
+  | { readonly label: Variant; readonly value: string }
+  | { readonly label: 'global' }
+  | { readonly label: 'all' };
+
+/** Where the reader places a series: a host type, a host, or the global metrics (/all sums them). */
+export type SeriesPlacement = Exclude<Placement, { readonly label: 'all' }>;
+
+/** The URL of `placement`'s map below the API's `base`: `<base>/metrics/host_type/test%20type`. */
+export function mapUrl(base: string, placement: Placement): string {
+  const group =
+    'value' in placement ? `/${encodeURIComponent(placement.value)}` : '';
+  return `${base}/metrics/${placement.label}${group}`;
+}
 
 /**
  * The host type (or host) of `groups` that a URL segment names: the one spelt so, else the one
@@ -25,9 +46,8 @@ export function groupOfSegment(
 
 /** Where a legacy URL points. */
 export interface LegacyTarget {
-  readonly placement: 'host_type' | 'host' | 'global' | 'all';
-  /** The host type (or host) segment, percent-decoded. */
-  readonly segment?: string;
+  /** Its map; a host type (or host) as the URL spells it, percent-decoded. */
+  readonly placement: Placement;
   /** The metric of a single-metric URL. */
   readonly metric?: string;
   /** The URL up to `/metrics`, exclusive. */
@@ -44,12 +64,12 @@ export function parseLegacyUrl(url: string): LegacyTarget | undefined {
   const base = `${parsed.origin}${segments.slice(0, metricsAt).join('/')}`;
   const route = parseLegacyRoute(`/${segments.slice(metricsAt).join('/')}`);
   if (!isResourceRoute(route) || route.kind === 'listing') return undefined;
-  const metric = 'metric' in route ? route.metric : undefined;
-  return 'group' in route
-    ? { placement: route.variant, segment: route.group, metric, base }
-    : {
-        placement: route.kind.startsWith('all') ? 'all' : 'global',
-        metric,
-        base,
-      };
+  return {
+    placement:
+      'group' in route
+        ? { label: route.variant, value: route.group }
+        : { label: route.kind.startsWith('all') ? 'all' : 'global' },
+    metric: 'metric' in route ? route.metric : undefined,
+    base,
+  };
 }

@@ -116,7 +116,7 @@ function mappedByUrl(plan: MigrationPlan): string[] {
     if (m.rule === undefined) continue;
     const rows = byUrl.get(m.url.url) ?? [];
     byUrl.set(m.url.url, rows);
-    const placement = parseLegacyUrl(m.url.url)?.placement ?? 'host_type';
+    const placement = parseLegacyUrl(m.url.url)?.placement.label ?? 'host_type';
     rows.push([
       m.path,
       `-> ${m.rule}${m.group === undefined ? '' : `{${placement}="${m.group}"}`}`,

@@ -13,7 +13,13 @@ import {
   type LegacyMetricValue,
 } from './fetchServer';
 import type { CurlJsonPoller } from './curlJsonPoller';
-import { groupOfSegment, parseLegacyUrl, type LegacyTarget } from './legacyUrl';
+import {
+  groupOfSegment,
+  mapUrl,
+  parseLegacyUrl,
+  type LegacyTarget,
+  type Placement,
+} from './legacyUrl';
 import { MigrationError } from './MigrationError';
 import type { Finding, MigrationOptions } from './migrationPlan';
 import { SeriesMatcher } from './seriesMatch';
@@ -47,7 +53,7 @@ export interface MigrationInputs {
 
 /** Where a poller URL's map is served, or why the server serves none for it. */
 export type ServedMap =
-  | { readonly url: string; readonly group: string | undefined }
+  | { readonly url: string; readonly placement: Placement }
   | { readonly unserved: 'variant' | 'group' };
 
 /**
@@ -59,15 +65,14 @@ export function servedMap(
   base: string,
   listing: LegacyListing
 ): ServedMap {
-  if (target.placement === 'global' || target.placement === 'all')
-    return { url: `${base}/metrics/${target.placement}`, group: undefined };
-  if (target.placement !== listing.variant) return { unserved: 'variant' };
-  const group = groupOfSegment(listing.groups, target.segment!);
-  if (group === undefined) return { unserved: 'group' };
-  return {
-    url: `${base}/metrics/${target.placement}/${encodeURIComponent(group)}`,
-    group,
-  };
+  let { placement } = target;
+  if ('value' in placement) {
+    if (placement.label !== listing.variant) return { unserved: 'variant' };
+    const group = groupOfSegment(listing.groups, placement.value);
+    if (group === undefined) return { unserved: 'group' };
+    placement = { label: placement.label, value: group };
+  }
+  return { url: mapUrl(base, placement), placement };
 }
 
 function defaultPrometheusTargets(poller: CurlJsonPoller): URL[] {

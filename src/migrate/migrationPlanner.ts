@@ -4,7 +4,7 @@
  * recording rule that reproduces it; and what cannot be mapped. Reads nothing: a pure function
  * of its inputs.
  */
-import { legacyKeyQuery, type LegacyPlacement } from './legacyKeyQuery';
+import { legacyKeyQuery } from './legacyKeyQuery';
 import { prometheusSeries, type PrometheusSeries } from './prometheusNames';
 import type {
   CurlJsonKey,
@@ -13,7 +13,7 @@ import type {
 } from './curlJsonPoller';
 import { HistogramBuckets } from './percentileBuckets';
 import { KeyTree, keyShapeOk } from './keyTree';
-import { parseLegacyUrl, type LegacyTarget } from './legacyUrl';
+import { parseLegacyUrl, type LegacyTarget, type Placement } from './legacyUrl';
 import { catalogOf, explicitCatalog, type Catalog } from './metricCatalog';
 import { servedMap, type MigrationInputs } from './migrationInputs';
 import { findPitfalls, where } from './migrationPitfalls';
@@ -25,7 +25,7 @@ import type { SeriesMatch } from './seriesMatch';
 interface RuleParts {
   readonly series: PrometheusSeries;
   readonly field: string;
-  readonly placements: Map<LegacyPlacement['label'], Set<string>>;
+  readonly placements: Map<Placement['label'], Set<string>>;
 }
 
 /** The order of a rule's placements. */
@@ -38,8 +38,8 @@ interface Findings {
 }
 
 /**
- * The catalog a URL's keys are matched against, and the host type (or host) it reads; or
- * undefined, with the finding that says why, where the server serves nothing for it.
+ * The catalog a URL's keys are matched against, and the map it reads (a host type as the server
+ * spells it); or undefined, with the finding that says why, where the server serves nothing for it.
  */
 function urlCatalog(
   url: CurlJsonUrl,
@@ -47,9 +47,10 @@ function urlCatalog(
   inputs: MigrationInputs,
   fallback: Catalog,
   findings: Findings
-): { catalog: Catalog; group: string | undefined } | undefined {
+): { catalog: Catalog; placement: Placement } | undefined {
   const { served } = inputs;
-  if (served === undefined) return { catalog: fallback, group: target.segment };
+  const { placement } = target;
+  if (served === undefined) return { catalog: fallback, placement };
   const { listing } = served;
   const map = servedMap(target, served.base, listing);
   const unmapped = (text: string): undefined => {
@@ -59,22 +60,24 @@ function urlCatalog(
     });
     return undefined;
   };
+  const segment = 'value' in placement ? placement.value : undefined;
   if ('unserved' in map)
     return map.unserved === 'variant'
       ? unmapped(
-          `uses /${target.placement}/ but the server serves the ${listing.variant} variant (/${listing.variant}/)`
+          `uses /${placement.label}/ but the server serves the ${listing.variant} variant (/${listing.variant}/)`
         )
       : unmapped(
-          `the server serves no ${target.placement} "${target.segment}" (it serves ${listing.groups.map(g => JSON.stringify(g)).join(', ') || 'none'})`
+          `the server serves no ${placement.label} "${segment}" (it serves ${listing.groups.map(g => JSON.stringify(g)).join(', ') || 'none'})`
         );
-  if (map.group !== target.segment)
+  const group = 'value' in map.placement ? map.placement.value : undefined;
+  if (group !== segment)
     findings.notes.push({
       tag: 'host-type-spelling',
-      text: `${where(url)} URL ${url.url}: "${target.segment}" is the underscore spelling of "${map.group}"; the rules select ${target.placement}="${map.group}", as Prometheus labels keep the space.`,
+      text: `${where(url)} URL ${url.url}: "${segment}" is the underscore spelling of "${group}"; the rules select ${placement.label}="${group}", as Prometheus labels keep the space.`,
     });
   const values = served.maps.get(map.url);
   if (values === undefined) return unmapped(`${map.url} answers 404`);
-  return { catalog: catalogOf(values), group: map.group };
+  return { catalog: catalogOf(values), placement: map.placement };
 }
 
 /**
@@ -93,7 +96,8 @@ export function planMigration(
   const buckets = new HistogramBuckets(inputs.served?.exposition);
   const mappings: Mapping[] = [];
   const rules = new Map<string, RuleParts>();
-  const matchedKeys = new Set<CurlJsonKey>();
+  /** Keys mapped, or whose URL a finding already names: the others match no metric. */
+  const settledKeys = new Set<CurlJsonKey>();
   const missingSeries = new Set<string>();
 
   for (const url of poller.urls) {
@@ -103,6 +107,7 @@ export function planMigration(
         tag: 'not-legacy-url',
         text: `${where(url)} URL ${url.url}: not a legacy metrics API map (expected …/metrics/host_type/<host type>, …/metrics/host/<host>, …/metrics/global or …/metrics/all); its keys are not mapped.`,
       });
+      for (const key of url.keys) settledKeys.add(key);
       continue;
     }
     const single = target.metric !== undefined;
@@ -112,19 +117,16 @@ export function planMigration(
           tag: 'key-shape',
           text: `${where(key)} Key "${key.path}": not a ${single ? 'metric/<key>' : 'metrics/<name>/<key>'} path of this URL; not mapped.`,
         });
-        matchedKeys.add(key);
+        settledKeys.add(key);
       }
     }
     const read = urlCatalog(url, target, inputs, fallbackCatalog, findings);
     if (read === undefined) {
-      for (const key of url.keys) matchedKeys.add(key);
+      for (const key of url.keys) settledKeys.add(key);
       continue;
     }
-    const { catalog, group } = read;
-    const placement: LegacyPlacement =
-      target.placement === 'global' || target.placement === 'all'
-        ? { label: target.placement }
-        : { label: target.placement, values: [group!] };
+    const { catalog, placement } = read;
+    const group = 'value' in placement ? placement.value : undefined;
     const tree = new KeyTree(url.keys, single);
     const names = single ? [target.metric!] : [...catalog.keys()].sort();
     for (const name of names) {
@@ -133,7 +135,7 @@ export function planMigration(
       for (const field of entry.fields) {
         const key = tree.match(name, field);
         if (key === undefined) continue;
-        matchedKeys.add(key);
+        settledKeys.add(key);
         const path = single ? `metric/${field}` : `metrics/${name}/${field}`;
         const match: SeriesMatch = matcher?.match(name, entry.kind) ?? {
           status: 'missing',
@@ -206,7 +208,7 @@ export function planMigration(
 
   for (const url of poller.urls)
     for (const key of url.keys)
-      if (!matchedKeys.has(key) && parseLegacyUrl(url.url) !== undefined)
+      if (!settledKeys.has(key))
         unmapped.push({
           tag: 'unknown-key',
           text: `${where(key)} Key "${key.path}" on ${url.url}: matches no metric ${inputs.served === undefined ? 'this file names' : 'the server serves there'}.`,

@@ -2,8 +2,8 @@ import {
   ExpositionIndex,
   labelSetKey,
   type ExpositionRead,
-  type Placement,
 } from '../../src/migrate/expositionIndex';
+import type { SeriesPlacement as Placement } from '../../src/migrate/legacyUrl';
 
 /** Two host types, colliding attribute names, a histogram past its top bucket and a global. */
 const EXPOSITION = [

@@ -35,7 +35,8 @@ import {
  * second (a rotating 10% of the series) and timed alone, with process.cpuUsage and the wall clock.
  */
 
-const SLOT_MS = DEFAULT_READER_OPTIONS.slotMs;
+/** The slot (`--slot-ms N`, the reader's default unless given): each tick brings its updates. */
+const SLOT_MS = Number(argument('slot-ms') ?? DEFAULT_READER_OPTIONS.slotMs);
 const WINDOW_SLOTS = DEFAULT_READER_OPTIONS.windowMs / SLOT_MS;
 
 function summary(values: number[]): {
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
     histogramMaxBuckets,
     now: () => clock.now,
     monotonicNow: () => clock.now,
+    slotMs: SLOT_MS,
     ...(sliceMs === undefined ? {} : { sliceMs: Number(sliceMs) }),
   };
   const legacy =
@@ -148,12 +150,16 @@ async function main(): Promise<void> {
     return tick();
   };
 
+  // A slot's worth of updates: a longer slot changes more series per tick, in fewer ticks.
+  const updatesPerTick = Math.round(
+    (workload.updatesPerSecond * SLOT_MS) / 1000
+  );
   workload.populate();
   const first = await timeTick();
   // Fill the window, so that each measured tick also expires the slot that leaves it.
   for (let i = 0; i < WINDOW_SLOTS + 10; i++) {
     clock.now += SLOT_MS;
-    workload.update(workload.updatesPerSecond);
+    workload.update(updatesPerTick);
     await tick();
   }
   const cpu: number[] = [];
@@ -164,7 +170,7 @@ async function main(): Promise<void> {
   const profiler = profile === undefined ? undefined : await startProfile();
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
-    workload.update(workload.updatesPerSecond);
+    workload.update(updatesPerTick);
     const measured = await timeTick();
     cpu.push(measured.cpuMs);
     wall.push(measured.wallMs);
@@ -212,7 +218,8 @@ async function main(): Promise<void> {
   emit('result', {
     reader: kind,
     series: workload.seriesCount,
-    updatesPerTick: workload.updatesPerSecond,
+    slotMs: SLOT_MS,
+    updatesPerTick,
     firstTick: first,
     tickCpuMs: summary(cpu),
     tickWallMs: summary(wall),

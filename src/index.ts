@@ -2,8 +2,8 @@ export {
   HOST_ATTRIBUTE,
   HOST_TYPE_ATTRIBUTE,
   PACKAGE_METER_NAME,
+  type Variant,
 } from './attributes';
-export type { Variant } from './attributes';
 export {
   loadLegacyApiConfig,
   parseLegacyApiConfig,
@@ -17,42 +17,50 @@ export type {
   KnownHandler,
   LegacyApiConfig,
   ListenerConfig,
+  ListenerTimeouts,
 } from './config/types';
-export { createMeterProviderWithLegacyApi } from './provider/createMeterProviderWithLegacyApi';
-export type {
-  LegacyApiProviderOptions,
-  MeterProviderWithLegacyApi,
-  MeterProviderWithLegacyApiOptions,
-  OtlpOptions,
-  OtlpProtocol,
-  PrometheusEndpointOptions,
+export {
+  createMeterProviderWithLegacyApi,
+  type LegacyApiProviderOptions,
+  type MeterProviderWithLegacyApi,
+  type MeterProviderWithLegacyApiOptions,
+  type OtlpOptions,
+  type OtlpProtocol,
+  type PrometheusEndpointOptions,
 } from './provider/createMeterProviderWithLegacyApi';
 export {
   ConfigError,
   InvalidOptionError,
   LegacyApiError,
   ListenError,
+  type InvalidOptionDetails,
+  type LegacyApiErrorCode,
 } from './errors';
-export type { InvalidOptionDetails, LegacyApiErrorCode } from './errors';
-export { LegacyMetricsReader } from './reader/LegacyMetricsReader';
-export type { TickSlices } from './reader/LegacyMetricsReader';
+export {
+  LegacyMetricsReader,
+  type TickSlices,
+} from './reader/LegacyMetricsReader';
 export type { ServingStatus } from './reader/ServedStore';
 export { LegacyClusterAggregator } from './cluster/LegacyClusterAggregator';
 export type { LegacyClusterAggregatorOptions } from './cluster/options';
-export { createClusterPrimaryWithLegacyApi } from './cluster/createClusterPrimaryWithLegacyApi';
-export { createClusterPrometheusReader } from './cluster/clusterPrometheusReader';
-export type { ClusterPrometheusReaderOptions } from './cluster/clusterPrometheusReader';
-export type {
-  ClusterPrimaryWithLegacyApi,
-  ClusterPrimaryWithLegacyApiOptions,
+export {
+  createClusterPrimaryWithLegacyApi,
+  type ClusterPrimaryWithLegacyApi,
+  type ClusterPrimaryWithLegacyApiOptions,
 } from './cluster/createClusterPrimaryWithLegacyApi';
+export {
+  createClusterPrometheusReader,
+  type ClusterPrometheusReaderOptions,
+} from './cluster/clusterPrometheusReader';
 export type { LegacySnapshotSource } from './http/LegacySnapshotSource';
-export { legacyMetricsApi } from './http/legacyMetricsApi';
-export type { LegacyMetricsApiOptions } from './http/legacyMetricsApi';
-export { legacyMetricsRequestListener } from './http/legacyMetricsRequestListener';
-export type {
-  LegacyMetricsRequestListener,
-  LegacyMetricsRequestListenerOptions,
+export {
+  legacyMetricsApi,
+  type LegacyMetricsApiOptions,
+} from './http/legacyMetricsApi';
+export {
+  legacyMetricsRequestListener,
+  type LegacyMetricsRequestListener,
+  type LegacyMetricsRequestListenerOptions,
 } from './http/legacyMetricsRequestListener';
 export type { LegacyApiDeprecationOptions } from './http/deprecation';
 export { USAGE_VIEWS } from './http/usageInstruments';
@@ -67,15 +75,14 @@ export type {
   MeterSelection,
 } from './reader/meterSelection';
 export type { LegacyResponse, Snapshot } from './snapshot/Snapshot';
-export { startLegacyMetricsServer } from './http/startLegacyMetricsServer';
-export type {
-  LegacyMetricsServer,
-  LegacyMetricsServerOptions,
+export {
+  startLegacyMetricsServer,
+  type LegacyMetricsServer,
+  type LegacyMetricsServerOptions,
 } from './http/startLegacyMetricsServer';
-export { startLegacyMetricsListeners } from './http/startLegacyMetricsListeners';
-export type { ListenerTimeouts } from './config/types';
-export type {
-  LegacyMetricsListeners,
-  LegacyMetricsListenersOptions,
-  RunningLegacyListener,
+export {
+  startLegacyMetricsListeners,
+  type LegacyMetricsListeners,
+  type LegacyMetricsListenersOptions,
+  type RunningLegacyListener,
 } from './http/startLegacyMetricsListeners';

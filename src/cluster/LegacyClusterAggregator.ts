@@ -34,10 +34,6 @@ interface WorkerState {
   silent: boolean;
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Serves the legacy API for a whole `node:cluster` server from its primary. Each worker's
  * `LegacyMetricsReader` with `cluster: true` sends what it collects every tick; the aggregator
@@ -179,13 +175,8 @@ export class LegacyClusterAggregator extends ServedStore {
   }
 
   private _receiveCumulative(worker: Worker, body: string): void {
-    let changes: ReturnType<typeof decodeCumulative>;
-    try {
-      changes = decodeCumulative(body);
-    } catch (error) {
-      this._drop(worker, errorText(error));
-      return;
-    }
+    const changes = this._decodeOrDrop(worker, body, decodeCumulative);
+    if (changes === undefined) return;
     this._cumulative.apply(worker.id, changes, (name, reason) =>
       this._warnings.warn(
         `refused:${worker.id}:${name}`,
@@ -199,13 +190,8 @@ export class LegacyClusterAggregator extends ServedStore {
   }
 
   private _receiveCollection(worker: Worker, body: string): void {
-    let collection: ReturnType<typeof decodeCollection>;
-    try {
-      collection = decodeCollection(body);
-    } catch (error) {
-      this._drop(worker, errorText(error));
-      return;
-    }
+    const collection = this._decodeOrDrop(worker, body, decodeCollection);
+    if (collection === undefined) return;
     const source = `worker ${worker.id}`;
     const queued = this._work.run(async slicer => {
       const monotonicMs = await this._work.advance(slicer);
@@ -225,6 +211,23 @@ export class LegacyClusterAggregator extends ServedStore {
         worker,
         `the primary is behind: ${MAX_QUEUED_JOBS} messages wait to be applied`
       );
+  }
+
+  /** What `decode` reads from a body; undefined when it refuses it, and the message is dropped. */
+  private _decodeOrDrop<T>(
+    worker: Worker,
+    body: string,
+    decode: (body: string) => T
+  ): T | undefined {
+    try {
+      return decode(body);
+    } catch (error) {
+      this._drop(
+        worker,
+        error instanceof Error ? error.message : String(error)
+      );
+      return undefined;
+    }
   }
 
   private _drop(worker: Worker, reason: string): void {

@@ -6,20 +6,17 @@
  * `[count, sum, min, max, counts]`, `boundaries` its metric's, else null). Only the points whose
  * value changed since the last message are in it.
  */
-import {
-  DataPointType,
-  type MetricData,
-  type ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import {
   AttributeKeys,
   AttributeTableBuilder,
+  encodeScopes,
   finiteOrNull,
   VALUE_TYPE_INT,
   WIRE_VERSION,
-  wireScope,
   type HistogramHead,
 } from '../reader/clusterWire';
+import type { KindsByShape } from '../reader/metricShape';
 
 /**
  * What a cumulative instrument is on the wire: `s` monotonic sum, `u` up-down sum, `g` last
@@ -39,18 +36,13 @@ type CumulativeMetric = [
   CumulativePoint[],
 ];
 
-function cumulativeKind(metric: MetricData): CumulativeKind | undefined {
-  switch (metric.dataPointType) {
-    case DataPointType.SUM:
-      return metric.isMonotonic ? 's' : 'u';
-    case DataPointType.GAUGE:
-      return 'g';
-    case DataPointType.HISTOGRAM:
-      return 'x';
-    default:
-      return undefined;
-  }
-}
+const CUMULATIVE_KINDS: KindsByShape<CumulativeKind> = {
+  monotonicSum: 's',
+  upDownSum: 'u',
+  gauge: 'g',
+  cumulativeGauge: 'g',
+  explicitHistogram: 'x',
+};
 
 /** A histogram series' last sent count and sum: a cumulative histogram changes only by records, which move both. */
 interface SentHistogram {
@@ -127,16 +119,10 @@ export function encodeCumulativeChanges(
   sent: SentValues
 ): { body: string | undefined; refused: string[] } {
   const table = new AttributeTableBuilder(sent.keys);
-  const scopes: unknown[] = [];
-  const refused: string[] = [];
-  for (const { scope, metrics } of resourceMetrics.scopeMetrics) {
-    const wireMetrics: CumulativeMetric[] = [];
-    for (const metric of metrics) {
-      const kind = cumulativeKind(metric);
-      if (kind === undefined) {
-        refused.push(metric.descriptor.name);
-        continue;
-      }
+  const { scopes, refused } = encodeScopes(
+    resourceMetrics.scopeMetrics,
+    CUMULATIVE_KINDS,
+    (scope, metric, kind): CumulativeMetric | undefined => {
       const series = sent.metric(
         `${scope.name}\0${scope.version ?? ''}\0${metric.descriptor.name}`
       );
@@ -164,8 +150,8 @@ export function encodeCumulativeChanges(
             ]);
         }
       }
-      if (points.length === 0) continue;
-      wireMetrics.push([
+      if (points.length === 0) return undefined;
+      return [
         metric.descriptor.name,
         kind,
         metric.descriptor.valueType === VALUE_TYPE_INT ? 1 : 0,
@@ -173,10 +159,9 @@ export function encodeCumulativeChanges(
         metric.descriptor.unit,
         boundaries,
         points,
-      ]);
+      ];
     }
-    if (wireMetrics.length > 0) scopes.push(wireScope(scope, wireMetrics));
-  }
+  );
   return {
     body:
       scopes.length === 0

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { parseLegacyRoute, type LegacyRoute } from '../route/legacyRoute';
+import { BoundedMemo } from './BoundedMemo';
 import { negotiate, type LegacyFormat } from './contentNegotiation';
 import { DeprecationPolicy } from './deprecation';
 import {
@@ -52,12 +53,8 @@ export class LegacyApiHandler<Req, Rep> {
   private readonly _unavailable: Record<'unregistered' | 'shutdown', string>;
   /** Whether a request reads the reader's clock: only a deprecation or telemetry needs it. */
   private readonly _clocked: boolean;
-  /**
-   * Routes of URLs seen, so that a poller's repeated URL is parsed once, not per request. Routes
-   * do not depend on the data; bounded, and emptied when full (a scan of random paths only
-   * costs their parsing).
-   */
-  private readonly _routes = new Map<string, LegacyRoute>();
+  /** Routes of URLs seen, so that a poller's repeated URL is parsed once, not per request. */
+  private readonly _routes: BoundedMemo<string, LegacyRoute>;
 
   /** Serves `_mount` at `prefix` (`/api`; `''` for none) through `_adapter`. */
   constructor(
@@ -86,24 +83,21 @@ export class LegacyApiHandler<Req, Rep> {
       ? AGGREGATOR_UNAVAILABLE
       : UNAVAILABLE;
     this._clocked = deprecation !== undefined || this.usage !== undefined;
+    this._routes = new BoundedMemo(ROUTE_MEMO_LIMIT, url =>
+      parseLegacyRoute(url, prefix.length)
+    );
   }
 
   /**
-   * Answers a request whose URL's path from `start` on lies below the prefix (`/metrics/…`),
+   * Answers a request whose URL's path lies below the prefix (`/metrics/…`),
    * and records it when usage telemetry is on; `arrivalMs` (`performance.now()`) starts its
    * duration. The answer and the record share one reading of the reader's clock.
    */
-  handle(
-    request: Req,
-    reply: Rep,
-    url: string,
-    start: number,
-    arrivalMs: number
-  ): void {
+  handle(request: Req, reply: Rep, url: string, arrivalMs: number): void {
     const { reader } = this._mount;
     const usage = this.usage;
     const nowMs = this._clocked ? reader.now() : 0;
-    const route = this._route(url, start);
+    const route = this._routes.get(url);
     const answer = this._answer(request, reply, route, nowMs);
     const status =
       typeof answer === 'number'
@@ -119,18 +113,6 @@ export class LegacyApiHandler<Req, Rep> {
       nowMs,
       (performance.now() - arrivalMs) / 1000
     );
-  }
-
-  /** The route of `url` (whose path below the prefix starts at `start`, fixed for a URL). */
-  private _route(url: string, start: number): LegacyRoute {
-    const routes = this._routes;
-    let route = routes.get(url);
-    if (route === undefined) {
-      route = parseLegacyRoute(url, start);
-      if (routes.size >= ROUTE_MEMO_LIMIT) routes.clear();
-      routes.set(url, route);
-    }
-    return route;
   }
 
   /** Answers the request and returns the status sent, or returns the error to answer with. */

@@ -7,6 +7,7 @@
  * `HttpURLConnection` sends both in its default header,
  * `text/html, image/gif, image/jpeg, *; q=.2, *\/*; q=.2`, which must get JSON.
  */
+import { BoundedMemo } from './BoundedMemo';
 
 export type LegacyFormat = 'json' | 'xml';
 
@@ -83,21 +84,12 @@ function specificity(range: MediaRange, type: string, subtype: string): number {
   return 0;
 }
 
-/**
- * The most Accept headers whose outcome is remembered. Pollers send the same few, so a request
- * costs a lookup; arbitrary ones must not grow memory.
- */
-const MEMO_LIMIT = 256;
-const memo = new Map<string | undefined, Negotiation>();
+/** The outcomes of the Accept headers seen: pollers send the same few. */
+const memo = new BoundedMemo(256, choose);
 
 /** Chooses the response format for an Accept header (`undefined` when the request has none). */
 export function negotiate(accept: string | undefined): Negotiation {
-  let format = memo.get(accept);
-  if (format === undefined) {
-    format = choose(accept);
-    if (memo.size < MEMO_LIMIT) memo.set(accept, format);
-  }
-  return format;
+  return memo.get(accept);
 }
 
 function choose(accept: string | undefined): Negotiation {

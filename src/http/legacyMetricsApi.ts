@@ -91,13 +91,11 @@ export async function legacyApiRoutes(
       done();
     });
   }
-  const start = prefix.length;
   const serve = (request: FastifyRequest, reply: FastifyReply): void =>
     handler.handle(
       request,
       reply,
       request.url,
-      start,
       (request as StampedRequest)[ARRIVAL]
     );
 

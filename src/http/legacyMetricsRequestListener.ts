@@ -69,7 +69,7 @@ export function legacyMetricsRequestListener(
       (after === '' || after === '/' || after === '?') &&
       (host === undefined || canonicalHost(request.headers.host ?? '') === host)
     )
-      handler.handle(request, response, url, prefix.length, arrivalMs);
+      handler.handle(request, response, url, arrivalMs);
     else if (next !== undefined) next();
     else
       sendErrorWith(

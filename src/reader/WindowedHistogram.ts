@@ -36,17 +36,18 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
   private readonly _entries: SlotEntry[] = [];
   /*
    * The window's scalars, kept as slots come and go, in fields of the window itself (one object
-   * fewer to reach per histogram). Its scale is the coarsest of the slots added since the window
-   * was last empty (detail once merged away is gone, as in a running aggregate). The buckets are
-   * not kept here: {@link aggregate} sums them from the slots when asked, which is rare (a
-   * request for this series), while every histogram series holds a window.
+   * fewer to reach per histogram): read-only outside this class, which alone writes them. Its
+   * scale is the coarsest of the slots added since the window was last empty (detail once merged
+   * away is gone, as in a running aggregate). The buckets are not kept here: {@link aggregate}
+   * sums them from the slots when asked, which is rare (a request for this series), while every
+   * histogram series holds a window.
    */
-  private _scale = MAX_SCALE;
-  private _count = 0;
-  private _sum = 0;
-  private _min = Infinity;
-  private _max = -Infinity;
-  private _zeroCount = 0;
+  scale = MAX_SCALE;
+  count = 0;
+  sum = 0;
+  min = Infinity;
+  max = -Infinity;
+  zeroCount = 0;
   /**
    * The sum without the newest slot. The window's sum is the slots' sums added oldest first, as
    * a sum afresh would give it, whatever order they arrived and merged in: kept so, it is
@@ -60,35 +61,6 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
    *   Its buckets are the sum of those windows' buckets, at a scale no finer than any of theirs.
    */
   constructor(private readonly _shared?: HistogramAggregate) {}
-
-  get scale(): number {
-    return this._scale;
-  }
-
-  get count(): number {
-    return this._count;
-  }
-
-  get sum(): number {
-    return this._sum;
-  }
-
-  get min(): number {
-    return this._min;
-  }
-
-  get max(): number {
-    return this._max;
-  }
-
-  get zeroCount(): number {
-    return this._zeroCount;
-  }
-
-  /** The window's count, sum, min, max and scale, without its buckets. */
-  get summary(): Readonly<HistogramSummary> {
-    return this;
-  }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
@@ -107,23 +79,23 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
   add(slot: number, point: ExponentialHistogram): boolean {
     if (point.count === 0) return false;
     const entry = entryOf(slot, point);
-    const sumBefore = this._sum;
-    this._scale =
+    const sumBefore = this.sum;
+    this.scale =
       this._entries.length === 0
         ? entry[SCALE]!
-        : Math.min(this._scale, entry[SCALE]!);
+        : Math.min(this.scale, entry[SCALE]!);
     // As `addScalars` adds them.
-    this._count += entry[COUNT]!;
-    this._sum += entry[SUM]!;
-    this._zeroCount += entry[ZERO_COUNT]!;
-    this._min = Math.min(this._min, entry[MIN]!);
-    this._max = Math.max(this._max, entry[MAX]!);
+    this.count += entry[COUNT]!;
+    this.sum += entry[SUM]!;
+    this.zeroCount += entry[ZERO_COUNT]!;
+    this.min = Math.min(this.min, entry[MIN]!);
+    this.max = Math.max(this.max, entry[MAX]!);
     if (this._shared !== undefined) addEntry(this._shared, entry);
     const lastAt = this._entries.length - 1;
     if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
       const merged = mergeEntries(this._entries[lastAt]!, entry);
       this._entries[lastAt] = merged;
-      this._sum = this._sumBeforeLast + merged[SUM]!;
+      this.sum = this._sumBeforeLast + merged[SUM]!;
       return false;
     }
     this._sumBeforeLast = sumBefore;
@@ -140,8 +112,8 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
       this._entries[dropped]![SLOT]! <= slot
     ) {
       const entry = this._entries[dropped]!;
-      this._count -= entry[COUNT]!;
-      this._zeroCount -= entry[ZERO_COUNT]!;
+      this.count -= entry[COUNT]!;
+      this.zeroCount -= entry[ZERO_COUNT]!;
       if (shared !== undefined) subtractEntry(shared, entry);
       dropped++;
     }
@@ -152,12 +124,12 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
     dropFront(this._entries, dropped);
     if (this._entries.length === 0) {
       // Start afresh so that the next data regains full resolution.
-      this._scale = MAX_SCALE;
-      this._count = 0;
-      this._sum = 0;
-      this._min = Infinity;
-      this._max = -Infinity;
-      this._zeroCount = 0;
+      this.scale = MAX_SCALE;
+      this.count = 0;
+      this.sum = 0;
+      this.min = Infinity;
+      this.max = -Infinity;
+      this.zeroCount = 0;
       this._sumBeforeLast = 0;
       return true;
     }
@@ -171,9 +143,9 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
       this._sumBeforeLast = sum;
       sum += entry[SUM]!;
     }
-    this._min = min;
-    this._max = max;
-    this._sum = sum;
+    this.min = min;
+    this.max = max;
+    this.sum = sum;
     return true;
   }
 

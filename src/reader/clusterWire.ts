@@ -10,13 +10,12 @@
  * Numbers that JSON cannot carry (NaN, ±Infinity) travel as `null` and read back as NaN.
  */
 import type { Attributes } from '@opentelemetry/api';
-import {
-  AggregationTemporality,
-  DataPointType,
-  type MetricData,
-  type ResourceMetrics,
-  type ScopeMetrics,
+import type {
+  MetricData,
+  ResourceMetrics,
+  ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
+import { metricShape, type KindsByShape } from './metricShape';
 
 /** The `type` of the IPC messages this package sends; other messages are the application's. */
 export const CLUSTER_MESSAGE_TYPE = 'otel-legacy-metrics-api';
@@ -58,38 +57,56 @@ type WireHistogram = [
 /** A point: the index of its attribute set in the body's table `a`, and its value. */
 type WirePoint = [number, number | null | WireHistogram];
 type WireMetric = [string, WireKind, 0 | 1, WirePoint[]];
-type WireScope = [string, string | null, string | null, WireMetric[]];
+/** A scope as both bodies carry it: `[meterName, version, schemaUrl, metrics]`. */
+type WireScope<M> = [string, string | null, string | null, M[]];
 
 /** ValueType.INT and DOUBLE of `@opentelemetry/api`, without a runtime import of the enum. */
 export const VALUE_TYPE_INT = 0;
 export const VALUE_TYPE_DOUBLE = 1;
 
-function wireKind(metric: MetricData): WireKind | undefined {
-  switch (metric.dataPointType) {
-    case DataPointType.SUM:
-      return metric.isMonotonic ? 's' : 'u';
-    case DataPointType.GAUGE:
-      return metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
-        ? 'l'
-        : 'g';
-    case DataPointType.EXPONENTIAL_HISTOGRAM:
-      return 'h';
-    default:
-      return undefined;
-  }
-}
+const WIRE_KINDS: KindsByShape<WireKind> = {
+  monotonicSum: 's',
+  upDownSum: 'u',
+  gauge: 'g',
+  cumulativeGauge: 'l',
+  exponentialHistogram: 'h',
+};
 
-/** A scope as both bodies carry it: `[meterName, version, schemaUrl, metrics]`. */
-export function wireScope<M>(
-  scope: ScopeMetrics['scope'],
-  wireMetrics: M[]
-): [string, string | null, string | null, M[]] {
-  return [
-    scope.name,
-    scope.version ?? null,
-    scope.schemaUrl ?? null,
-    wireMetrics,
-  ];
+/**
+ * The scopes of a collection as both bodies carry them. Each metric whose shape has a kind in
+ * `kinds` is `encode(scope, metric, kind)`, left out when that is undefined (nothing to send); the
+ * others are returned by name in `refused`. A scope with no metric left is left out.
+ */
+export function encodeScopes<K, M>(
+  scopeMetrics: readonly ScopeMetrics[],
+  kinds: KindsByShape<K>,
+  encode: (
+    scope: ScopeMetrics['scope'],
+    metric: MetricData,
+    kind: K
+  ) => M | undefined
+): { scopes: WireScope<M>[]; refused: string[] } {
+  const scopes: WireScope<M>[] = [];
+  const refused: string[] = [];
+  for (const { scope, metrics } of scopeMetrics) {
+    const wireMetrics: M[] = [];
+    for (const metric of metrics) {
+      const kind = kinds[metricShape(metric)];
+      if (kind === undefined) refused.push(metric.descriptor.name);
+      else {
+        const wireMetric = encode(scope, metric, kind);
+        if (wireMetric !== undefined) wireMetrics.push(wireMetric);
+      }
+    }
+    if (wireMetrics.length > 0)
+      scopes.push([
+        scope.name,
+        scope.version ?? null,
+        scope.schemaUrl ?? null,
+        wireMetrics,
+      ]);
+  }
+  return { scopes, refused };
 }
 
 /**
@@ -144,17 +161,10 @@ export function encodeCollection(
   keys = new AttributeKeys()
 ): { body: string; refused: string[] } {
   const table = new AttributeTableBuilder(keys);
-  const scopes: WireScope[] = [];
-  const refused: string[] = [];
-  for (const { scope, metrics } of resourceMetrics.scopeMetrics) {
-    if (!serves(scope.name)) continue;
-    const wireMetrics: WireMetric[] = [];
-    for (const metric of metrics) {
-      const kind = wireKind(metric);
-      if (kind === undefined) {
-        refused.push(metric.descriptor.name);
-        continue;
-      }
+  const { scopes, refused } = encodeScopes(
+    resourceMetrics.scopeMetrics.filter(({ scope }) => serves(scope.name)),
+    WIRE_KINDS,
+    (_scope, metric, kind): WireMetric => {
       const points: WirePoint[] = [];
       for (const point of metric.dataPoints) {
         const value = point.value;
@@ -178,15 +188,14 @@ export function encodeCollection(
           ]);
         }
       }
-      wireMetrics.push([
+      return [
         metric.descriptor.name,
         kind,
         metric.descriptor.valueType === VALUE_TYPE_INT ? 1 : 0,
         points,
-      ]);
+      ];
     }
-    if (wireMetrics.length > 0) scopes.push(wireScope(scope, wireMetrics));
-  }
+  );
   return {
     body: JSON.stringify({ v: WIRE_VERSION, a: table.sets, s: scopes }),
     refused,

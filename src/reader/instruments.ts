@@ -5,14 +5,11 @@
  * first appears. A tick then costs a lookup per scope, per instrument and per data point.
  */
 import { ValueType, type Attributes } from '@opentelemetry/api';
-import {
-  AggregationTemporality,
-  DataPointType,
-  type MetricData,
-} from '@opentelemetry/sdk-metrics';
+import { DataPointType, type MetricData } from '@opentelemetry/sdk-metrics';
 import { HOST_TYPE_ATTRIBUTE } from '../attributes';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
+import { metricShape, type KindsByShape } from './metricShape';
 import { attributeText } from './naming';
 import { pointFeedOf, type PointFeed } from './pointFeeds';
 import type { Series } from './series';
@@ -74,21 +71,14 @@ function setKeyOf(attributes: Attributes): SetKey {
 /** What becomes of an instrument the store cannot serve. */
 export type InstrumentRefusal = 'explicitBuckets';
 
-function kindOf(metric: MetricData): MetricKind | undefined {
-  switch (metric.dataPointType) {
-    case DataPointType.SUM:
-      return metric.isMonotonic ? 'spiral' : 'counter';
-    case DataPointType.GAUGE:
-      // Observable up-down counters come as cumulative last values (see LegacyMetricsReader).
-      return metric.aggregationTemporality === AggregationTemporality.CUMULATIVE
-        ? 'counter'
-        : 'gauge';
-    case DataPointType.EXPONENTIAL_HISTOGRAM:
-      return 'histogram';
-    default:
-      return undefined;
-  }
-}
+const KINDS: KindsByShape<MetricKind> = {
+  monotonicSum: 'spiral',
+  upDownSum: 'counter',
+  gauge: 'gauge',
+  // An observable up-down counter's last value.
+  cumulativeGauge: 'counter',
+  exponentialHistogram: 'histogram',
+};
 
 /** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
 function attributesKey(
@@ -178,7 +168,7 @@ export class InstrumentRegistry {
     metric: MetricData
   ): InstrumentState | InstrumentRefusal {
     const name = metric.descriptor.name;
-    const kind = kindOf(metric);
+    const kind = KINDS[metricShape(metric)];
     if (kind === undefined) return 'explicitBuckets';
     let list = meter.instruments.get(name);
     if (list === undefined) {

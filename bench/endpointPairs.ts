@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { ChildChannel, argument } from './ipc';
-import { DEPRECATED_PREFIX } from './legacyCases';
+import { DEPRECATED_PREFIX, legacyEndpoints } from './legacyCases';
 import { checkWrk, runWrk } from './wrk';
 import { isScaleName, sampleOf, SCALES } from './workload';
 
@@ -62,13 +62,7 @@ async function main(): Promise<void> {
     const listening = await channel.nextEvent('listening', 600_000);
     const base = `http://127.0.0.1:${String(listening['port'])}`;
     const { hostType, metric } = sampleOf(SCALES[scaleName]);
-    const endpoints = [
-      '/api/metrics',
-      '/api/metrics/all',
-      `/api/metrics/host_type/${hostType}`,
-      `/api/metrics/host_type/${hostType}/${metric}`,
-      '/api/metrics/global',
-    ];
+    const endpoints = legacyEndpoints(hostType, metric);
     const rps = async (path: string): Promise<number> =>
       (
         await runWrk({

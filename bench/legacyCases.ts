@@ -25,6 +25,17 @@ const DEPRECATION = {
   brownouts: [{ start: '2099-06-01T10:00:00Z', duration: 'PT1H' }],
 };
 
+/** The plain API's endpoints the benchmarks load, one of each kind, at `hostType` and `metric`. */
+export function legacyEndpoints(hostType: string, metric: string): string[] {
+  return [
+    `${PLAIN_PREFIX}/metrics`,
+    `${PLAIN_PREFIX}/metrics/all`,
+    `${PLAIN_PREFIX}/metrics/host_type/${hostType}`,
+    `${PLAIN_PREFIX}/metrics/host_type/${hostType}/${metric}`,
+    `${PLAIN_PREFIX}/metrics/global`,
+  ];
+}
+
 /** Registers the API at {@link PLAIN_PREFIX} and {@link DEPRECATED_PREFIX}, and the {@link VARIANTS} when asked. */
 export async function registerLegacyApis(
   app: FastifyInstance,

@@ -16,7 +16,7 @@ import {
   type HostFeelRow,
 } from './hostFeelRun';
 import { ChildChannel } from './ipc';
-import { DEPRECATED_PREFIX, VARIANTS } from './legacyCases';
+import { DEPRECATED_PREFIX, legacyEndpoints, VARIANTS } from './legacyCases';
 import { CEILING_ROUTES, CEILING_WITH_HEADERS } from './server';
 import { checkWrk, runWrk, type LoadResult } from './wrk';
 import {
@@ -359,13 +359,7 @@ async function benchScale(
     const liveTickCpuMs =
       idle.ticks > 0 ? (idle.cpuMs - idle.updaterCpuMs) / idle.ticks : NaN;
 
-    const endpoints = [
-      '/api/metrics',
-      '/api/metrics/all',
-      `/api/metrics/host_type/${hostType}`,
-      `/api/metrics/host_type/${hostType}/${metric}`,
-      '/api/metrics/global',
-    ];
+    const endpoints = legacyEndpoints(hostType, metric);
     if (endpoints.length > CEILING_ROUTES)
       throw new Error('not enough ceiling routes');
 

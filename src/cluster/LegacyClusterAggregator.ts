@@ -15,6 +15,7 @@ import {
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { CumulativeMetrics } from './CumulativeMetrics';
 import { SerialSlicedWork } from './SerialSlicedWork';
+import { msUntilSlotPhase } from '../reader/slotClock';
 
 import { decodeCumulative } from './decodeCumulative';
 import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
@@ -124,9 +125,11 @@ export class LegacyClusterAggregator extends ServedStore {
     // A quarter slot after each boundary: the workers tick on the boundary, so their messages
     // are in by then, and land in the slot a single process would have put them in.
     const slotMs = this._options.slotMs;
-    const phase = this._options.monotonicNow() % slotMs;
-    const offset = Math.floor(slotMs / 4);
-    const delay = (offset - phase + slotMs) % slotMs || slotMs;
+    const delay = msUntilSlotPhase(
+      this._options.monotonicNow(),
+      slotMs,
+      Math.floor(slotMs / 4)
+    );
     this._timer = setTimeout(() => {
       this._tick();
       this._schedule();

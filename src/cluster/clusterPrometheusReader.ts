@@ -1,16 +1,15 @@
 /**
  * A cluster worker's share of the primary's Prometheus endpoint: a reader with the Prometheus
  * exporter's own temporality and aggregation (cumulative sums, explicit-bucket histograms) that
- * sends, every interval, the series whose value changed since it last sent, to the primary.
+ * sends, at every slot boundary, the series whose value changed since it last sent, to the primary.
  */
-import type { ExportResult } from '@opentelemetry/core';
+import { diag } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   AggregationType,
   InstrumentType,
-  PeriodicExportingMetricReader,
+  MetricReader,
   type AggregationOption,
-  type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import {
@@ -20,6 +19,7 @@ import {
 } from '../optionValidation';
 import { CUMULATIVE_MESSAGE_TYPE } from '../reader/clusterWire';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
+import { msUntilSlotPhase, steadyNow } from '../reader/slotClock';
 import { sendToPrimary, WorkerChannel } from '../reader/WorkerChannel';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import { encodeCumulativeChanges, SentValues } from './encodeCumulative';
@@ -39,18 +39,75 @@ export interface ClusterPrometheusReaderOptions {
   cardinalityLimit?: number;
 }
 
-/** ExportResultCode.SUCCESS, without a runtime import of `@opentelemetry/core`, which is not a dependency. */
-const SUCCESS: ExportResult = { code: 0 };
-
-/** Sends each cumulative collection's changes; a message lost makes the next one whole. */
-class ClusterCumulativeExporter implements PushMetricExporter {
+/**
+ * Sends each cumulative collection's changes; a message lost makes the next one whole. It ticks
+ * on the legacy reader's slot boundaries (the same steady clock), so that in a worker both see an
+ * observable gauge in the same turn: the primary's legacy API and its exposition then sum the
+ * same samples, where two unaligned timers would each catch the host between different steps.
+ */
+class ClusterCumulativeReader extends MetricReader {
   private readonly _sent = new SentValues();
   private readonly _warnings = new WarnOnce();
+  private _timer: NodeJS.Timeout | undefined;
+  private _inFlight: Promise<void> | undefined;
+  private _stopped = false;
 
-  export(
-    metrics: ResourceMetrics,
-    resultCallback: (result: ExportResult) => void
-  ): void {
+  constructor(
+    private readonly _intervalMs: number,
+    cardinalityLimit: number
+  ) {
+    super({
+      aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE,
+      aggregationSelector: observableCountersAsLastValues,
+      cardinalitySelector: () => cardinalityLimit,
+    });
+  }
+
+  protected override onInitialized(): void {
+    this._schedule();
+  }
+
+  protected override async onForceFlush(): Promise<void> {
+    await this._inFlight;
+    await this._send();
+  }
+
+  protected override async onShutdown(): Promise<void> {
+    this._stopped = true;
+    clearTimeout(this._timer);
+    this._timer = undefined;
+    // The worker's last values reach the primary, which keeps them after the worker is gone.
+    await this.onForceFlush();
+  }
+
+  private _schedule(): void {
+    const delay = msUntilSlotPhase(steadyNow(), this._intervalMs);
+    this._timer = setTimeout(() => {
+      void this._send().finally(() => {
+        if (!this._stopped) this._schedule();
+      });
+    }, delay);
+    this._timer.unref();
+  }
+
+  /** Collects once and sends the changes. Never overlaps itself, never throws. */
+  private _send(): Promise<void> {
+    this._inFlight ??= this._collectAndSend().finally(() => {
+      this._inFlight = undefined;
+    });
+    return this._inFlight;
+  }
+
+  private async _collectAndSend(): Promise<void> {
+    let metrics: ResourceMetrics;
+    try {
+      ({ resourceMetrics: metrics } = await this.collect({
+        timeoutMillis: this._intervalMs,
+      }));
+    } catch (error) {
+      diag.error('cluster Prometheus reader: collection failed', error);
+      return;
+    }
     const { body, refused } = encodeCumulativeChanges(metrics, this._sent);
     for (const name of refused)
       this._warnings.warn(
@@ -59,42 +116,27 @@ class ClusterCumulativeExporter implements PushMetricExporter {
         `cluster Prometheus reader: instrument ${name} is aggregated as an exponential histogram (a View chose it); ` +
           "it is left out of the primary's Prometheus exposition, which shows explicit-bucket histograms only"
       );
-    if (body === undefined) {
-      resultCallback(SUCCESS);
-      return;
-    }
-    void sendToPrimary(
+    if (body === undefined) return;
+    // A failure is warned about by the outbox; a message not sent makes the next one whole.
+    const sent = await sendToPrimary(
       { type: CUMULATIVE_MESSAGE_TYPE, body },
       'cumulative metrics'
-    ).then(sent => {
-      if (!sent) this._sent.clear();
-      // A failure is warned about by the outbox; the SDK's own error report would repeat it every interval.
-      resultCallback(SUCCESS);
-    });
+    );
+    if (!sent) this._sent.clear();
   }
+}
 
-  selectAggregationTemporality(): AggregationTemporality {
-    return AggregationTemporality.CUMULATIVE;
-  }
-
-  /**
-   * Observable up-down counters as last values: the same value and the same exposition (a
-   * gauge) as the exporter's cumulative sum, and the kind the primary combines as a gauge, told
-   * from the instrument type here rather than from the collected data, which does not carry it.
-   */
-  selectAggregation(type: InstrumentType): AggregationOption {
-    return type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
-      ? { type: AggregationType.LAST_VALUE }
-      : { type: AggregationType.DEFAULT };
-  }
-
-  forceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
+/**
+ * Observable up-down counters as last values: the same value and the same exposition (a gauge)
+ * as the exporter's cumulative sum, and the kind the primary combines as a gauge, told from the
+ * instrument type here rather than from the collected data, which does not carry it.
+ */
+function observableCountersAsLastValues(
+  type: InstrumentType
+): AggregationOption {
+  return type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
+    ? { type: AggregationType.LAST_VALUE }
+    : { type: AggregationType.DEFAULT };
 }
 
 const OPTION_KEYS = ['intervalMs', 'cardinalityLimit'];
@@ -108,7 +150,7 @@ const OPTION_KEYS = ['intervalMs', 'cardinalityLimit'];
 export function createClusterPrometheusReader(
   options: ClusterPrometheusReaderOptions = {},
   path = ''
-): PeriodicExportingMetricReader {
+): MetricReader {
   checkOptionObject(path, options, OPTION_KEYS);
   WorkerChannel.check(path === '' ? 'createClusterPrometheusReader' : path);
   const at = (key: string): string => optionPath(path, key);
@@ -117,16 +159,12 @@ export function createClusterPrometheusReader(
     options.intervalMs,
     DEFAULT_READER_OPTIONS.slotMs
   );
-  return new PeriodicExportingMetricReader({
-    exporter: new ClusterCumulativeExporter(),
-    exportIntervalMillis: intervalMs,
-    exportTimeoutMillis: intervalMs,
-    cardinalityLimits: {
-      default: positiveIntegerOption(
-        at('cardinalityLimit'),
-        options.cardinalityLimit,
-        DEFAULT_READER_OPTIONS.cardinalityLimit
-      ),
-    },
-  });
+  return new ClusterCumulativeReader(
+    intervalMs,
+    positiveIntegerOption(
+      at('cardinalityLimit'),
+      options.cardinalityLimit,
+      DEFAULT_READER_OPTIONS.cardinalityLimit
+    )
+  );
 }

@@ -12,6 +12,7 @@ import { WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
 import { ServedStore, type ServingStatus } from './ServedStore';
 import { WorkerChannel } from './WorkerChannel';
+import { msUntilSlotPhase } from './slotClock';
 import {
   resolveReaderOptions,
   type LegacyMetricsReaderOptions,
@@ -147,8 +148,10 @@ export class LegacyMetricsReader extends MetricReader {
   private _schedule(): void {
     if (this._served.status === 'shutdown') return;
     // Aligned to slot boundaries, so that a slot's data lands in that slot.
-    const slotMs = this._options.slotMs;
-    const delay = slotMs - (this._options.monotonicNow() % slotMs);
+    const delay = msUntilSlotPhase(
+      this._options.monotonicNow(),
+      this._options.slotMs
+    );
     this._timer = setTimeout(() => {
       void this._tick().finally(() => this._schedule());
     }, delay);

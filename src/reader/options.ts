@@ -14,6 +14,7 @@ import {
   type MeterSelection,
 } from './meterSelection';
 import type { LastValueRule } from './series';
+import { steadyNow } from './slotClock';
 
 /**
  * Renames a series for the legacy API, or drops it by returning `undefined`.
@@ -166,11 +167,6 @@ export const READER_OPTION_NAMES: readonly string[] = [
   'sliceMs',
   'slicePoints',
 ];
-
-/** A clock that never steps: the process's start time plus the monotonic time since. */
-function steadyNow(): number {
-  return performance.timeOrigin + performance.now();
-}
 
 function nameList(path: string, value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;

@@ -15,7 +15,7 @@ import {
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { CumulativeMetrics } from './CumulativeMetrics';
 import { SerialSlicedWork } from './SerialSlicedWork';
-import { msUntilSlotPhase } from '../reader/slotClock';
+import { SlotTicker } from '../reader/slotClock';
 
 import { decodeCumulative } from './decodeCumulative';
 import { CLUSTER_AGGREGATOR } from '../http/LegacySnapshotSource';
@@ -55,7 +55,11 @@ export class LegacyClusterAggregator extends ServedStore {
   readonly [CLUSTER_AGGREGATOR] = true;
   private readonly _options: ResolvedAggregatorOptions;
   private readonly _cumulative: CumulativeMetrics;
-  private _timer: NodeJS.Timeout | undefined;
+  /**
+   * A quarter slot after each boundary: the workers tick on the boundary, so their messages are
+   * in by then, and land in the slot a single process would have put them in.
+   */
+  private readonly _ticker: SlotTicker;
   private readonly _work: SerialSlicedWork;
   private readonly _workers = new Map<number, WorkerState>();
   private readonly _warnings = new WarnOnce();
@@ -74,6 +78,12 @@ export class LegacyClusterAggregator extends ServedStore {
       this._options,
       MAX_QUEUED_JOBS
     );
+    this._ticker = new SlotTicker(
+      async () => this._tick(),
+      resolved.slotMs,
+      resolved.monotonicNow,
+      Math.floor(resolved.slotMs / 4)
+    );
   }
 
   /**
@@ -89,7 +99,7 @@ export class LegacyClusterAggregator extends ServedStore {
     this.serve();
     cluster.on('message', this._onMessage);
     cluster.on('exit', this._onExit);
-    this._schedule();
+    this._ticker.start();
     return this;
   }
 
@@ -113,28 +123,10 @@ export class LegacyClusterAggregator extends ServedStore {
   async shutdown(): Promise<void> {
     if (this.status === 'shutdown') return;
     this.shutDown();
-    clearTimeout(this._timer);
-    this._timer = undefined;
+    void this._ticker.stop();
     cluster.off('message', this._onMessage);
     cluster.off('exit', this._onExit);
     return Promise.resolve();
-  }
-
-  private _schedule(): void {
-    if (this.status === 'shutdown') return;
-    // A quarter slot after each boundary: the workers tick on the boundary, so their messages
-    // are in by then, and land in the slot a single process would have put them in.
-    const slotMs = this._options.slotMs;
-    const delay = msUntilSlotPhase(
-      this._options.monotonicNow(),
-      slotMs,
-      Math.floor(slotMs / 4)
-    );
-    this._timer = setTimeout(() => {
-      this._tick();
-      this._schedule();
-    }, delay);
-    this._timer.unref();
   }
 
   /** Queues a publication of what was applied so far. */

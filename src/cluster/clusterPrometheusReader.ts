@@ -19,7 +19,7 @@ import {
 } from '../optionValidation';
 import { CUMULATIVE_MESSAGE_TYPE } from '../reader/clusterWire';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
-import { msUntilSlotPhase, steadyNow } from '../reader/slotClock';
+import { SlotTicker } from '../reader/slotClock';
 import { sendToPrimary, WorkerChannel } from '../reader/WorkerChannel';
 import { WARNING_CODES, WarnOnce } from '../warnings';
 import { encodeCumulativeChanges, SentValues } from './encodeCumulative';
@@ -48,61 +48,37 @@ export interface ClusterPrometheusReaderOptions {
 class ClusterCumulativeReader extends MetricReader {
   private readonly _sent = new SentValues();
   private readonly _warnings = new WarnOnce();
-  private _timer: NodeJS.Timeout | undefined;
-  private _inFlight: Promise<void> | undefined;
-  private _stopped = false;
+  private readonly _ticker: SlotTicker;
 
-  constructor(
-    private readonly _intervalMs: number,
-    cardinalityLimit: number
-  ) {
+  constructor(intervalMs: number, cardinalityLimit: number) {
     super({
       aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE,
       aggregationSelector: observableCountersAsLastValues,
       cardinalitySelector: () => cardinalityLimit,
     });
+    this._ticker = new SlotTicker(() => this._collectAndSend(), intervalMs);
   }
 
   protected override onInitialized(): void {
-    this._schedule();
+    this._ticker.start();
   }
 
-  protected override async onForceFlush(): Promise<void> {
-    await this._inFlight;
-    await this._send();
+  protected override onForceFlush(): Promise<void> {
+    return this._ticker.runAfresh();
   }
 
   protected override async onShutdown(): Promise<void> {
-    this._stopped = true;
-    clearTimeout(this._timer);
-    this._timer = undefined;
+    await this._ticker.stop();
     // The worker's last values reach the primary, which keeps them after the worker is gone.
-    await this.onForceFlush();
+    await this._ticker.run();
   }
 
-  private _schedule(): void {
-    const delay = msUntilSlotPhase(steadyNow(), this._intervalMs);
-    this._timer = setTimeout(() => {
-      void this._send().finally(() => {
-        if (!this._stopped) this._schedule();
-      });
-    }, delay);
-    this._timer.unref();
-  }
-
-  /** Collects once and sends the changes. Never overlaps itself, never throws. */
-  private _send(): Promise<void> {
-    this._inFlight ??= this._collectAndSend().finally(() => {
-      this._inFlight = undefined;
-    });
-    return this._inFlight;
-  }
-
+  /** One tick: collects once and sends the changes. Never throws. */
   private async _collectAndSend(): Promise<void> {
     let metrics: ResourceMetrics;
     try {
       ({ resourceMetrics: metrics } = await this.collect({
-        timeoutMillis: this._intervalMs,
+        timeoutMillis: this._ticker.slotMs,
       }));
     } catch (error) {
       diag.error('cluster Prometheus reader: collection failed', error);

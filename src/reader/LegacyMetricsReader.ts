@@ -12,7 +12,7 @@ import { WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
 import { ServedStore, type ServingStatus } from './ServedStore';
 import { WorkerChannel } from './WorkerChannel';
-import { msUntilSlotPhase } from './slotClock';
+import { SlotTicker } from './slotClock';
 import {
   resolveReaderOptions,
   type LegacyMetricsReaderOptions,
@@ -51,8 +51,8 @@ export class LegacyMetricsReader extends MetricReader {
   private readonly _options: ResolvedReaderOptions;
   private readonly _store: MetricStore;
   private readonly _served: ServedStore;
-  private _timer: NodeJS.Timeout | undefined;
-  private _tickInFlight: Promise<void> | undefined;
+  /** Aligned to slot boundaries, so that a slot's data lands in that slot. */
+  private readonly _ticker: SlotTicker;
   /** The last slot applied: the window never moves back, whatever a test's clock does. */
   private _slot = -Infinity;
   private readonly _warnings = new WarnOnce();
@@ -90,6 +90,11 @@ export class LegacyMetricsReader extends MetricReader {
       : undefined;
     this._store = new MetricStore(resolved);
     this._served = new ServedStore(this._store, () => resolved.now());
+    this._ticker = new SlotTicker(
+      () => this._collectAndPublish(),
+      resolved.slotMs,
+      resolved.monotonicNow
+    );
   }
 
   /** What the legacy API serves now: replaced after every tick, at most one slot old. */
@@ -127,45 +132,21 @@ export class LegacyMetricsReader extends MetricReader {
 
   protected override onInitialized(): void {
     this._served.serve();
-    this._schedule();
+    this._ticker.start();
   }
 
-  protected override async onForceFlush(): Promise<void> {
-    // A tick already under way may have collected before the caller's last recording.
-    await this._tickInFlight;
-    await this._tick();
+  protected override onForceFlush(): Promise<void> {
+    return this._ticker.runAfresh();
   }
 
   protected override async onShutdown(): Promise<void> {
     this._served.shutDown();
-    clearTimeout(this._timer);
-    this._timer = undefined;
-    await this._tickInFlight;
+    await this._ticker.stop();
     // A worker's last recordings reach the primary, which keeps them after the worker is gone.
-    if (this._channel !== undefined) await this._tick();
+    if (this._channel !== undefined) await this._ticker.run();
   }
 
-  private _schedule(): void {
-    if (this._served.status === 'shutdown') return;
-    // Aligned to slot boundaries, so that a slot's data lands in that slot.
-    const delay = msUntilSlotPhase(
-      this._options.monotonicNow(),
-      this._options.slotMs
-    );
-    this._timer = setTimeout(() => {
-      void this._tick().finally(() => this._schedule());
-    }, delay);
-    this._timer.unref();
-  }
-
-  /** Collects once and publishes a new snapshot. Never overlaps itself, never throws. */
-  private _tick(): Promise<void> {
-    this._tickInFlight ??= this._collectAndPublish().finally(() => {
-      this._tickInFlight = undefined;
-    });
-    return this._tickInFlight;
-  }
-
+  /** One tick: collects once and publishes a new snapshot. Never throws. */
   private async _collectAndPublish(): Promise<void> {
     let result: Awaited<ReturnType<MetricReader['collect']>>;
     try {

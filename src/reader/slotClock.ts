@@ -25,3 +25,56 @@ export function msUntilSlotPhase(
   const delay = (phaseMs - (now % slotMs) + slotMs) % slotMs;
   return delay < EARLY_FIRE_MS ? delay + slotMs : delay;
 }
+
+/**
+ * Runs a job at every slot boundary (plus `phaseMs`), never two runs at once. Its timer does not
+ * keep the process alive. The job must not throw.
+ */
+export class SlotTicker {
+  private _timer: NodeJS.Timeout | undefined;
+  private _running: Promise<void> | undefined;
+  private _stopped = true;
+
+  constructor(
+    private readonly _job: () => Promise<void>,
+    readonly slotMs: number,
+    private readonly _now: () => number = steadyNow,
+    private readonly _phaseMs = 0
+  ) {}
+
+  start(): void {
+    this._stopped = false;
+    this._schedule();
+  }
+
+  /** Runs the job now, or joins the run under way. */
+  run(): Promise<void> {
+    this._running ??= this._job().finally(() => {
+      this._running = undefined;
+    });
+    return this._running;
+  }
+
+  /** Runs the job once more after the run under way, which may have begun too early to see the caller's last change. */
+  async runAfresh(): Promise<void> {
+    await this._running;
+    await this.run();
+  }
+
+  /** Stops the timer; resolves when the run under way ends. */
+  async stop(): Promise<void> {
+    this._stopped = true;
+    clearTimeout(this._timer);
+    this._timer = undefined;
+    await this._running;
+  }
+
+  private _schedule(): void {
+    if (this._stopped) return;
+    this._timer = setTimeout(
+      () => void this.run().finally(() => this._schedule()),
+      msUntilSlotPhase(this._now(), this.slotMs, this._phaseMs)
+    );
+    this._timer.unref();
+  }
+}

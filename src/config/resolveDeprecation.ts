@@ -20,7 +20,7 @@ import {
 } from './instants';
 
 /** A setting that breaks a rule: where (`sunset`, `brownouts[1].duration`), what was found, what is expected. */
-export interface DeprecationProblem {
+interface DeprecationProblem {
   readonly path: string;
   /** The value as found, rendered; undefined for an unknown key. */
   readonly found: unknown;
@@ -32,7 +32,7 @@ export interface DeprecationProblem {
 type Reject = (path: string, found: unknown, expected: string) => never;
 
 /** Field names in code (`inBand`) or in configuration files (`in_band`). */
-export type DeprecationKeyStyle = 'camel' | 'snake';
+type DeprecationKeyStyle = 'camel' | 'snake';
 
 /** The expected forms, shared by every message. */
 export const DEPRECATION_EXPECTED = {

@@ -32,6 +32,7 @@ import {
 import {
   DEFAULT_METER_PROVIDER_OPTIONS,
   PROTOCOLS,
+  type OtlpOptions,
   type OtlpProtocol,
   type PrometheusExporterOptions,
 } from './options';
@@ -60,16 +61,13 @@ export type ResolvedPrometheus = {
     }
 );
 
-/** OTLP as it will run. */
-export interface ResolvedOtlp {
-  readonly url: string | undefined;
-  readonly protocol: OtlpProtocol;
-  readonly exportIntervalMillis: number;
-  readonly exportTimeoutMillis: number;
-}
+/** OTLP as it will run: every option but `enabled` settled, `url` still optional. */
+export type ResolvedOtlp = Readonly<
+  Required<Omit<OtlpOptions, 'enabled' | 'url'>> & Pick<OtlpOptions, 'url'>
+>;
 
 /** Every option group, resolved. */
-export interface ResolvedProviderOptions {
+interface ResolvedProviderOptions {
   readonly legacy: LegacyMetricsReaderOptions;
   /** Undefined when there is no Prometheus exporter. */
   readonly prometheus: ResolvedPrometheus | undefined;

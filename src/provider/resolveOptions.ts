@@ -175,13 +175,10 @@ export function resolvePrometheus(
 
 /** OTLP with the environment under the options; undefined when it is off. */
 function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
-  if (value !== undefined && !isPlainObject(value)) {
-    const hint =
-      typeof value === 'boolean' ? ` such as { enabled: ${value} }` : '';
-    invalidOption('otlp', value, `an object${hint}`);
-  }
-  const given = value ?? {};
-  checkOptionObject('otlp', given, OTLP_KEYS);
+  const given = value === undefined ? {} : value;
+  const hint =
+    typeof value === 'boolean' ? ` such as { enabled: ${value} }` : '';
+  checkOptionObject('otlp', given, OTLP_KEYS, `an object${hint}`);
   const { url } = given;
   if (url !== undefined && (typeof url !== 'string' || !URL.canParse(url)))
     invalidOption('otlp.url', url, 'an absolute URL');

@@ -3,7 +3,6 @@
  * the defaults, before anything is built: one resolved value per option group.
  */
 import type { Resource } from '@opentelemetry/resources';
-import type { IMetricReader, ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { ANY_HOST } from '../http/hostConstraint';
@@ -65,22 +64,6 @@ export type ResolvedPrometheus = {
 export type ResolvedOtlp = Readonly<
   Required<Omit<OtlpOptions, 'enabled' | 'url'>> & Pick<OtlpOptions, 'url'>
 >;
-
-/** Every option group, resolved. */
-interface ResolvedProviderOptions {
-  readonly legacy: LegacyMetricsReaderOptions;
-  /** Undefined when there is no Prometheus exporter. */
-  readonly prometheus: ResolvedPrometheus | undefined;
-  /** Undefined when OTLP is off. */
-  readonly otlp: ResolvedOtlp | undefined;
-  readonly views: ViewOptions[];
-  readonly readers: IMetricReader[];
-  readonly resource: Resource | undefined;
-  /** The legacy reader sends to a cluster primary (`cluster`). */
-  readonly cluster: boolean;
-  /** The legacy reader's slot, which a cluster worker's Prometheus reader ticks with. */
-  readonly slotMs: number;
-}
 
 const OPTION_KEYS = [
   'legacy',
@@ -235,7 +218,7 @@ function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
  * setup builds from. Nothing is built before; `options` is never written into.
  * @throws InvalidOptionError naming the option's full path (`prometheus.port`, `legacy.windowMs`)
  */
-export function resolveOptions(options: unknown): ResolvedProviderOptions {
+export function resolveOptions(options: unknown) {
   checkOptionObject('', options, OPTION_KEYS);
   const { legacy, resource } = options;
   if (legacy !== undefined && !isPlainObject(legacy))
@@ -265,6 +248,7 @@ export function resolveOptions(options: unknown): ResolvedProviderOptions {
   const { slotMs } = resolveReaderOptions(legacyOptions, 'legacy');
   return {
     cluster,
+    // The legacy reader's slot, which a cluster worker's Prometheus reader ticks with.
     slotMs,
     legacy: legacyOptions,
     prometheus,

@@ -7,7 +7,6 @@ import { BlockList, isIP } from 'node:net';
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
-// IPv4-mapped IPv6 loopback: ::ffff:127.0.0.0/104.
 LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
 
 /**

@@ -20,7 +20,7 @@ import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine } from './parseCommandLine';
 
 /** `check-config --help`. */
-export const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
+const CHECK_CONFIG_USAGE = `Usage: legacy-metrics-api check-config FILE
 
 Validates the legacy metrics API listeners of a messaging server configuration FILE (TOML or
 the older Erlang-term form, at most 4 MiB; - reads standard input) and prints each listener

@@ -201,7 +201,7 @@ function curlExamples(listener: RunningLegacyListener): string[] {
 const PROMETHEUS_DEFAULTS = DEFAULT_METER_PROVIDER_OPTIONS.prometheus;
 
 /** `demo --help`. */
-export const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus-port PORT]
+const DEMO_USAGE = `Usage: legacy-metrics-api demo [--config FILE] [--prometheus-port PORT]
        [--prometheus-host ADDRESS | --no-prometheus] [--workers N]
 
 Runs a simulated messaging server for two host types. It serves the legacy metrics API on the

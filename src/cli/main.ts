@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `legacy-metrics-api`: the demo messaging server and the configuration checker (see runCli).
+ * `legacy-metrics-api`: the demo messaging server, the configuration checker and the migration
+ * tools (see runCli).
  * Errors a person reads exit non-zero with one message and no stack trace.
  */
 import { runCli } from './runCli';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './UsageError';
 
 /** One option of a command: `--name VALUE` (string) or a flag (boolean). */
-export interface CommandOption {
+interface CommandOption {
   readonly type: 'string' | 'boolean';
   /** A one-letter alias, e.g. `h` for `-h`. */
   readonly short?: string;
@@ -13,7 +13,7 @@ export interface CommandOption {
 }
 
 /** What a command takes: its options (`help`, `-h`, is always understood) and positionals. */
-export interface CommandLineSpec {
+interface CommandLineSpec {
   readonly options: Readonly<Record<string, CommandOption>>;
   /** The positional a command takes at most once, e.g. `FILE`; none by default. */
   readonly positional?: {

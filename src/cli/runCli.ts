@@ -32,7 +32,6 @@ Options:
 
 Run 'legacy-metrics-api <command> --help' for a command's options.`;
 
-/** The commands by name. */
 const COMMANDS: Readonly<Record<string, CliCommand>> = {
   demo: demoCommand,
   'check-config': checkConfigCommand,

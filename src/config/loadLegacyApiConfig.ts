@@ -9,9 +9,7 @@ import { readTermListeners } from './termListeners';
 import { readTomlListeners } from './tomlListeners';
 import type { LegacyApiConfig } from './types';
 
-/** File extensions read as TOML. */
 const TOML_EXTENSIONS: readonly string[] = ['.toml'];
-/** File extensions read as Erlang terms. */
 const TERM_EXTENSIONS: readonly string[] = ['.cfg', '.config', '.erl', '.term'];
 /**
  * How a term file begins: `{`, or a `%` comment (which TOML does not allow), after

@@ -6,7 +6,7 @@
  * resolved value inward.
  */
 import { expectedOneOf } from '../nameSuggestion';
-import { describeValue, shorten } from '../optionValidation';
+import { describeValue, isPlainObject, shorten } from '../optionValidation';
 import type {
   DeprecationOptions,
   ResolvedDeprecation,
@@ -20,7 +20,7 @@ import {
 } from './instants';
 
 /** A setting that breaks a rule: where (`sunset`, `brownouts[1].duration`), what was found, what is expected. */
-export interface DeprecationProblem {
+interface DeprecationProblem {
   readonly path: string;
   /** The value as found, rendered; undefined for an unknown key. */
   readonly found: unknown;
@@ -32,7 +32,7 @@ export interface DeprecationProblem {
 type Reject = (path: string, found: unknown, expected: string) => never;
 
 /** Field names in code (`inBand`) or in configuration files (`in_band`). */
-export type DeprecationKeyStyle = 'camel' | 'snake';
+type DeprecationKeyStyle = 'camel' | 'snake';
 
 /** The expected forms, shared by every message. */
 export const DEPRECATION_EXPECTED = {
@@ -76,13 +76,8 @@ function own(value: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Date)
-  );
+function isSettingsObject(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && !(value instanceof Date);
 }
 
 /**
@@ -98,7 +93,7 @@ export function resolveDeprecation(
   const reject: Reject = (path, found, expected) =>
     fail({ path, found, expected });
   const object = style === 'camel' ? 'an object' : 'a table';
-  if (!isPlainObject(value))
+  if (!isSettingsObject(value))
     return reject('', value, `${object} with at least "since"`);
   checkKeys(value, '', keys, fail);
   const sinceMs = instant(value, 'since', reject, true)!;
@@ -118,7 +113,7 @@ export function resolveDeprecation(
   }
   const brownouts = (list as unknown[]).map((window, index) => {
     const path = `brownouts[${index}]`;
-    if (!isPlainObject(window))
+    if (!isSettingsObject(window))
       return reject(path, window, `${object} with start and duration`);
     checkKeys(window, `${path}.`, BROWNOUT_KEYS, fail);
     const startMs = instant(window, 'start', reject, true, `${path}.`)!;

@@ -195,13 +195,12 @@ export class TermCursor {
   }
 
   protected _describeHere(): string {
-    if (this._atEnd()) return 'end of file';
-    const c = String.fromCodePoint(this._text.codePointAt(this._index)!);
+    const c = this._peek();
     if (ATOM_START.test(c) || VARIABLE_START.test(c)) {
       const length = runLength(NAME_CHARS, this._text, this._index);
       return shorten(this._text.slice(this._index, this._index + length));
     }
-    return describeCharacter(c);
+    return this._describeCharacterHere();
   }
 
   protected _describeCharacterHere(): string {

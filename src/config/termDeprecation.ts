@@ -84,10 +84,10 @@ function termToPlain(
       ) {
         // No prototype: `toString` or `__proto__` is a key like any other, refused as unknown.
         const object = Object.create(null) as Record<string, unknown>;
+        const prefix = path === '' ? '' : `${path}.`;
         for (const element of node.elements) {
           const [key, item] = (element as { elements: TermNode[] })
             .elements as [TermNode & { value: string }, TermNode];
-          const prefix = path === '' ? '' : `${path}.`;
           const itemPath = `${prefix}${key.value}`;
           if (Object.hasOwn(object, key.value)) {
             throw new ConfigError(
@@ -96,10 +96,8 @@ function termToPlain(
               `found ${shorten(key.value)} a second time in deprecation, expected each option once`
             );
           }
-          nodes.set(itemPath, element);
+          // The option's value marks a bad value (termToPlain records it); its tuple an unknown key.
           object[key.value] = termToPlain(item, itemPath, nodes, file);
-          // The option's tuple marks an unknown key; its value marks a bad value.
-          nodes.set(itemPath, item);
           nodes.set(`${prefix}${shorten(key.value)}#option`, element);
         }
         return object;

@@ -63,14 +63,10 @@ class TermReader extends TermCursor {
   private _readTerm(): TermNode {
     const start = this._position();
     const c = this._peek();
-    if (c === '{')
-      return {
-        kind: 'tuple',
-        elements: this._readElements('{', '}'),
-        ...start,
-      };
-    if (c === '[')
-      return { kind: 'list', elements: this._readElements('[', ']'), ...start };
+    if (c === '{' || c === '[') {
+      const kind = c === '{' ? 'tuple' : 'list';
+      return { kind, elements: this._readElements(c, CLOSING[c]), ...start };
+    }
     if (c === '"')
       return { kind: 'string', value: this._readStrings(), ...start };
     if (c === "'") {
@@ -159,13 +155,11 @@ class TermReader extends TermCursor {
   }
 
   private _readBinary(): string {
-    this._advance();
-    this._advance();
+    this._take(2);
     this._skipSpace();
     const value = new TextChunks();
     if (this._peek() === '>' && this._peek(1) === '>') {
-      this._advance();
-      this._advance();
+      this._take(2);
       return '';
     }
     for (;;) {
@@ -186,8 +180,7 @@ class TermReader extends TermCursor {
       if (this._peek() === '>' && this._peek(1) === '>') break;
       this._unexpected(', or >> to close the binary');
     }
-    this._advance();
-    this._advance();
+    this._take(2);
     return value.toString();
   }
 
@@ -284,3 +277,4 @@ class TermReader extends TermCursor {
 }
 
 const UNDERSCORES = /_/g;
+const CLOSING = { '{': '}', '[': ']' } as const;

@@ -72,7 +72,6 @@ class TomlListenerReader {
     const listen = document['listen'];
     if (!isTable(listen)) return [];
     const http = listen['http'];
-    if (http === undefined) return [];
     if (!Array.isArray(http)) {
       if (isTable(http) && hasServiceApi(http)) {
         this._fail('listen.http', http, 'an array of tables ([[listen.http]])');

@@ -16,7 +16,6 @@ import { loadOptionalPeer } from './optionalPeer';
 import type { PrometheusExporterOptions } from './options';
 import type { ResolvedPrometheus } from './resolveOptions';
 
-/** The methods the exposition answers. */
 const EXPOSITION_METHODS = 'GET, HEAD';
 
 /**

@@ -3,7 +3,6 @@
  * the defaults, before anything is built: one resolved value per option group.
  */
 import type { Resource } from '@opentelemetry/resources';
-import type { IMetricReader, ViewOptions } from '@opentelemetry/sdk-metrics';
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackAddress, LOOPBACK_HOST } from '../hostNames';
 import { ANY_HOST } from '../http/hostConstraint';
@@ -32,6 +31,7 @@ import {
 import {
   DEFAULT_METER_PROVIDER_OPTIONS,
   PROTOCOLS,
+  type OtlpOptions,
   type OtlpProtocol,
   type PrometheusExporterOptions,
 } from './options';
@@ -60,29 +60,10 @@ export type ResolvedPrometheus = {
     }
 );
 
-/** OTLP as it will run. */
-export interface ResolvedOtlp {
-  readonly url: string | undefined;
-  readonly protocol: OtlpProtocol;
-  readonly exportIntervalMillis: number;
-  readonly exportTimeoutMillis: number;
-}
-
-/** Every option group, resolved. */
-export interface ResolvedProviderOptions {
-  readonly legacy: LegacyMetricsReaderOptions;
-  /** Undefined when there is no Prometheus exporter. */
-  readonly prometheus: ResolvedPrometheus | undefined;
-  /** Undefined when OTLP is off. */
-  readonly otlp: ResolvedOtlp | undefined;
-  readonly views: ViewOptions[];
-  readonly readers: IMetricReader[];
-  readonly resource: Resource | undefined;
-  /** The legacy reader sends to a cluster primary (`cluster`). */
-  readonly cluster: boolean;
-  /** The legacy reader's slot, which a cluster worker's Prometheus reader ticks with. */
-  readonly slotMs: number;
-}
+/** OTLP as it will run: every option but `enabled` settled, `url` still optional. */
+export type ResolvedOtlp = Readonly<
+  Required<Omit<OtlpOptions, 'enabled' | 'url'>> & Pick<OtlpOptions, 'url'>
+>;
 
 const OPTION_KEYS = [
   'legacy',
@@ -177,13 +158,10 @@ export function resolvePrometheus(
 
 /** OTLP with the environment under the options; undefined when it is off. */
 function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
-  if (value !== undefined && !isPlainObject(value)) {
-    const hint =
-      typeof value === 'boolean' ? ` such as { enabled: ${value} }` : '';
-    invalidOption('otlp', value, `an object${hint}`);
-  }
-  const given = value ?? {};
-  checkOptionObject('otlp', given, OTLP_KEYS);
+  const given = value === undefined ? {} : value;
+  const hint =
+    typeof value === 'boolean' ? ` such as { enabled: ${value} }` : '';
+  checkOptionObject('otlp', given, OTLP_KEYS, `an object${hint}`);
   const { url } = given;
   if (url !== undefined && (typeof url !== 'string' || !URL.canParse(url)))
     invalidOption('otlp.url', url, 'an absolute URL');
@@ -240,7 +218,7 @@ function resolveOtlp(value: unknown): ResolvedOtlp | undefined {
  * setup builds from. Nothing is built before; `options` is never written into.
  * @throws InvalidOptionError naming the option's full path (`prometheus.port`, `legacy.windowMs`)
  */
-export function resolveOptions(options: unknown): ResolvedProviderOptions {
+export function resolveOptions(options: unknown) {
   checkOptionObject('', options, OPTION_KEYS);
   const { legacy, resource } = options;
   if (legacy !== undefined && !isPlainObject(legacy))
@@ -270,6 +248,7 @@ export function resolveOptions(options: unknown): ResolvedProviderOptions {
   const { slotMs } = resolveReaderOptions(legacyOptions, 'legacy');
   return {
     cluster,
+    // The legacy reader's slot, which a cluster worker's Prometheus reader ticks with.
     slotMs,
     legacy: legacyOptions,
     prometheus,

@@ -23,6 +23,7 @@ const INTEGRATION_SUITES = [
   '<rootDir>/test/cluster/otlp.test.ts',
   '<rootDir>/test/cluster/prometheus.test.ts',
   '<rootDir>/test/cluster/realClients.test.ts',
+  '<rootDir>/test/cluster/sampling.test.ts',
   '<rootDir>/test/examples/',
   '<rootDir>/test/npmStart.test.ts',
   '<rootDir>/test/config/termParser.memory.test.ts',

@@ -73,10 +73,6 @@ export const LEGACY_KEYS: Readonly<Record<MetricKind, readonly string[]>> =
     histogram: HISTOGRAM_FIELDS,
   });
 
-function quote(value: string): string {
-  return JSON.stringify(value);
-}
-
 function regexEscape(value: string): string {
   return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -87,7 +83,7 @@ function matchers(
   extra: readonly string[] = []
 ): string {
   const parts = Object.entries(series.labels).map(
-    ([key, value]) => `${key}=${quote(value)}`
+    ([key, value]) => `${key}=${JSON.stringify(value)}`
   );
   parts.push(...extra);
   for (const key of series.absentLabels ?? []) parts.push(`${key}=""`);
@@ -97,8 +93,8 @@ function matchers(
   else if (groups !== undefined) {
     parts.push(
       groups.length === 1
-        ? `${placement.label}=${quote(groups[0]!)}`
-        : `${placement.label}=~${quote(groups.map(regexEscape).join('|'))}`
+        ? `${placement.label}=${JSON.stringify(groups[0]!)}`
+        : `${placement.label}=~${JSON.stringify(groups.map(regexEscape).join('|'))}`
     );
   }
   return parts.length === 0 ? '' : `{${parts.join(', ')}}`;
@@ -162,7 +158,7 @@ export function legacyKeyQuery(
   // series there. One zero per node (the exporter's target_info) and host type stands in for it.
   const zeros = groups.map(
     value =>
-      `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${quote(placement.label)}, ${quote(value)}, "", "")`
+      `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${JSON.stringify(placement.label)}, ${JSON.stringify(value)}, "", "")`
   );
   return [query, ...zeros].join(' or ');
 }

@@ -8,23 +8,16 @@ export const PROGRESS_AFTER_MS = 2_000;
 /** How often the line is rewritten at most. */
 const REFRESH_MS = 250;
 
-/** Where the line goes: a terminal stream (process.stderr). */
-export interface ProgressStream {
-  readonly isTTY?: boolean;
-  write(text: string): unknown;
-}
-
 /** A progress line: `update` as often as convenient, `done` once. */
 export class ProgressLine {
   private readonly _startedAt: number;
   private _shownAt: number | undefined;
 
   constructor(
-    private readonly _stream: ProgressStream,
-    private readonly _quiet: boolean,
-    private readonly _now: () => number = Date.now
+    private readonly _stream: NodeJS.WriteStream,
+    private readonly _quiet: boolean
   ) {
-    this._startedAt = _now();
+    this._startedAt = Date.now();
   }
 
   private get _active(): boolean {
@@ -34,7 +27,7 @@ export class ProgressLine {
   /** Shows `text` when the work has lasted long enough and the last update is not too recent. */
   update(text: () => string): void {
     if (!this._active) return;
-    const now = this._now();
+    const now = Date.now();
     if (now - this._startedAt < PROGRESS_AFTER_MS) return;
     if (this._shownAt !== undefined && now - this._shownAt < REFRESH_MS) return;
     this._shownAt = now;

@@ -133,11 +133,8 @@ export class SeriesMatcher {
   /** The series of legacy name `name` of kind `kind`. */
   match(name: string, kind: MetricKind): SeriesMatch {
     const id = `${kind}\u0000${name}`;
-    let match = this._memo.get(id);
-    if (match === undefined) {
-      match = this._match(name, kind);
-      this._memo.set(id, match);
-    }
+    const match = this._memo.get(id) ?? this._match(name, kind);
+    this._memo.set(id, match);
     return match;
   }
 

@@ -96,7 +96,7 @@ function parseLabels(text: string): [string, string][] | undefined {
 export class ExpositionIndex {
   private readonly _slots = new Map<string, number>();
   /** A series line's text up to its value, as written → its slot, or -1 when it has none. */
-  private readonly _series = new Map<string, number>();
+  readonly _series = new Map<string, number>();
   private readonly _families = new Map<string, ExposedFamily>();
 
   constructor(private readonly _variant: 'host_type' | 'host') {}
@@ -137,11 +137,6 @@ export class ExpositionIndex {
       this._families.set(name, found);
     }
     return found;
-  }
-
-  /** The slot of a sample line's series text (`name{labels}`); undefined when never seen. */
-  _known(series: string): number | undefined {
-    return this._series.get(series);
   }
 
   /**
@@ -315,7 +310,7 @@ export class ExpositionParse {
     if (valueStart === valueEnd || Number.isNaN(value))
       this._fail(text, start, end);
     const series = text.slice(start, seriesEnd);
-    let slot = this._index._known(series);
+    let slot = this._index._series.get(series);
     if (slot === undefined) {
       try {
         slot = this._index._learn(series, brace !== -1);

@@ -57,14 +57,11 @@ function numberOption(
   key: string
 ): number | undefined {
   const value = option(items, key)?.values[0];
-  if (typeof value === 'number') return value;
-  if (
-    typeof value === 'string' &&
-    value.trim() !== '' &&
-    !Number.isNaN(Number(value))
-  )
-    return Number(value);
-  return undefined;
+  const number =
+    typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && !Number.isNaN(number)
+    ? number
+    : undefined;
 }
 
 function stringOption(

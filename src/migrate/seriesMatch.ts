@@ -28,12 +28,8 @@ export type SeriesMatch =
       readonly series: PrometheusSeries;
       readonly instrument: string;
     }
-  /** The exposition cannot tell this name from `others`: no series is its own. */
-  | {
-      readonly status: 'collision';
-      readonly others: readonly string[];
-      readonly why: string;
-    };
+  /** The exposition cannot tell this name from another: no series is its own. */
+  | { readonly status: 'collision'; readonly why: string };
 
 interface Candidate {
   readonly series: PrometheusSeries;
@@ -147,7 +143,6 @@ export class SeriesMatcher {
     if (picked.length > 1)
       return {
         status: 'collision',
-        others: [],
         why: `${name} could be any of ${picked.map(c => seriesText(c.series)).join(', ')}: the exporter's names cannot tell them apart`,
       };
     const own = picked[0]!;
@@ -161,7 +156,6 @@ export class SeriesMatcher {
     if (others.length > 0)
       return {
         status: 'collision',
-        others,
         why: `${[name, ...others].join(' and ')} are both ${seriesText(own.series)} in Prometheus: the exporter sanitises their names to one`,
       };
     return { status: 'found', series: own.series, instrument: own.instrument };

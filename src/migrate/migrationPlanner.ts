@@ -257,19 +257,18 @@ export function planMigration(
 }
 
 function ruleExpression(parts: RuleParts): string {
-  const queries: string[] = [];
-  for (const label of PLACEMENT_ORDER) {
-    const groups = parts.placements.get(label);
-    if (groups === undefined) continue;
-    const query = legacyKeyQuery(
+  // Defined for every placement: the mapping that made the rule had a query.
+  const queries = PLACEMENT_ORDER.filter(label =>
+    parts.placements.has(label)
+  ).map(label =>
+    legacyKeyQuery(
       parts.series,
       parts.field,
       label === 'global' || label === 'all'
         ? { label }
-        : { label, values: [...groups].sort() }
-    );
-    if (query !== undefined) queries.push(query);
-  }
+        : { label, values: [...parts.placements.get(label)!].sort() }
+    )!
+  );
   return queries.length === 1
     ? queries[0]!
     : queries.map(q => `(${q})`).join(' or ');

@@ -238,21 +238,14 @@ export class ExpositionParse {
   /** Reads the complete lines of `text` (after what came before); throws an Error naming a line that cannot be read. */
   write(text: string): void {
     let start = 0;
-    let end = text.indexOf('\n');
-    if (end === -1) {
-      if (text !== '') this._pending.push(text);
-      return;
-    }
-    if (this._pending.length > 0) {
-      this._pending.push(text.slice(0, end));
-      this._pendingLine();
+    let end: number;
+    while ((end = text.indexOf('\n', start)) !== -1) {
+      // Only the first line can continue what came before.
+      if (this._pending.length > 0) {
+        this._pending.push(text.slice(0, end));
+        this._pendingLine();
+      } else this._line(text, start, end);
       start = end + 1;
-      end = text.indexOf('\n', start);
-    }
-    while (end !== -1) {
-      this._line(text, start, end);
-      start = end + 1;
-      end = text.indexOf('\n', start);
     }
     if (start < text.length) this._pending.push(text.slice(start));
   }

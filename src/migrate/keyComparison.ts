@@ -47,20 +47,18 @@ export interface Bracket {
  */
 function between(seen: readonly number[], value: number): boolean {
   if (seen.length === 1) return seen[0] === value;
-  for (let i = 1; i < seen.length; i++) {
-    const a = seen[i - 1]!;
-    const b = seen[i]!;
-    if (Math.min(a, b) <= value && value <= Math.max(a, b)) return true;
-  }
-  return false;
+  return seen.some((b, i) => {
+    const a = seen[i - 1] ?? b;
+    return i > 0 && Math.min(a, b) <= value && value <= Math.max(a, b);
+  });
 }
 
 /** The read nearest to `value`; the later one of two as near. */
 function nearest(seen: readonly number[], value: number): number {
-  let best = seen[seen.length - 1]!;
-  for (const v of seen)
-    if (Math.abs(v - value) < Math.abs(best - value)) best = v;
-  return best;
+  return seen.reduce(
+    (best, v) => (Math.abs(v - value) < Math.abs(best - value) ? v : best),
+    seen.at(-1)!
+  );
 }
 
 /** The bounds of the bucket that holds rank `rank` (1-based). */

@@ -41,10 +41,8 @@ class Parser {
     private readonly _file: string
   ) {}
 
-  private _peek(offset = 0): Token {
-    return this._tokens[
-      Math.min(this._index + offset, this._tokens.length - 1)
-    ]!;
+  private _peek(): Token {
+    return this._tokens[Math.min(this._index, this._tokens.length - 1)]!;
   }
 
   private _next(): Token {

@@ -47,9 +47,7 @@ function option(
   items: readonly CollectdItem[],
   key: string
 ): CollectdItem | undefined {
-  return items
-    .filter(item => is(item, key) && item.children.length === 0)
-    .at(-1);
+  return items.findLast(item => is(item, key) && item.children.length === 0);
 }
 
 function numberOption(
@@ -82,9 +80,7 @@ export function readCurlJsonPoller(file: string): CurlJsonPoller {
       String(item.values[0]).toLowerCase() === 'curl_json'
   );
   const intervalS =
-    (loadBlock === undefined
-      ? undefined
-      : numberOption(loadBlock.children, 'interval')) ??
+    numberOption(loadBlock?.children ?? [], 'interval') ??
     numberOption(items, 'interval') ??
     COLLECTD_DEFAULT_INTERVAL_S;
   const urls: CurlJsonUrl[] = [];

@@ -182,19 +182,16 @@ export function compareKey(
     own === Infinity
       ? `the rank is in the +Inf bucket, above the highest boundary ${finite.at(-1) ?? 'none'}: histogram_quantile answers at most that`
       : bucketShortfall(finite, legacy);
+  const bucket = { legacy, prometheus: high, range: [low, high] } as const;
   if (shortfall !== undefined)
     return {
-      legacy,
-      prometheus: high,
-      range: [low, high],
+      ...bucket,
       agree: false,
       lasting: true,
       why: `the histogram cannot express this percentile: ${shortfall}; give the instrument bucket boundaries that cover its values (see migrate's report)`,
     };
   return {
-    legacy,
-    prometheus: high,
-    range: [low, high],
+    ...bucket,
     agree:
       legacy >= low * (1 - PERCENTILE_RELATIVE_ERROR) &&
       legacy <= high * (1 + PERCENTILE_RELATIVE_ERROR),

@@ -100,9 +100,8 @@ function matchers(
 }
 
 function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
-  const labels = ['job', 'instance'];
-  if (groupsOf(placement) !== undefined) labels.push(placement.label);
-  return [...labels, ...extra].join(', ');
+  const group = groupsOf(placement) === undefined ? [] : [placement.label];
+  return ['job', 'instance', ...group, ...extra].join(', ');
 }
 
 /**

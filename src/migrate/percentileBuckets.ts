@@ -109,7 +109,7 @@ export class HistogramBuckets {
     }
     const max = typeof value?.max === 'number' ? value.max : legacy;
     entry.max = Math.max(entry.max, max, legacy);
-    entry.keys.set(`${where}`, `${field} is ${shortfall}`);
+    entry.keys.set(where, `${field} is ${shortfall}`);
   }
 
   /** One finding per instrument whose buckets fall short. */

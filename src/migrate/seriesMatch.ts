@@ -121,7 +121,6 @@ export class SeriesMatcher {
   /** The one candidate that is this name's own, or all of them when none is. */
   private _pick(name: string, kind: MetricKind): Candidate[] {
     const candidates = this._candidates(name, kind);
-    if (candidates.length <= 1) return candidates;
     const literal = candidates.filter(c => c.literal);
     return literal.length === 1 ? literal : candidates;
   }

@@ -97,7 +97,6 @@ export function compareKey(
   key: string
 ): KeyResult {
   const legacy = value[key] as number;
-  const agreement = agreementOf(key);
   const notCompared = (why: string): KeyResult => ({
     legacy,
     prometheus: undefined,
@@ -119,7 +118,7 @@ export function compareKey(
     const seen = reads.map(read => sum(read, suffix));
     return { prometheus: nearest(seen, v), agree: between(seen, v) };
   };
-  if (agreement === 'exact') return { legacy, ...within('', legacy) };
+  if (agreementOf(key) === 'exact') return { legacy, ...within('', legacy) };
   const histogram = series.type === 'histogram';
   const totalSuffix = histogram ? '_count' : '';
   // Whether the legacy window still holds every value since start: a spiral says so itself

@@ -10,23 +10,17 @@ const REFRESH_MS = 250;
 
 /** A progress line: `update` as often as convenient, `done` once. */
 export class ProgressLine {
-  private readonly _startedAt: number;
+  private readonly _startedAt = Date.now();
   private _shownAt: number | undefined;
 
   constructor(
     private readonly _stream: NodeJS.WriteStream,
     private readonly _quiet: boolean
-  ) {
-    this._startedAt = Date.now();
-  }
-
-  private get _active(): boolean {
-    return !this._quiet && this._stream.isTTY === true;
-  }
+  ) {}
 
   /** Shows `text` when the work has lasted long enough and the last update is not too recent. */
   update(text: () => string): void {
-    if (!this._active) return;
+    if (this._quiet || this._stream.isTTY !== true) return;
     const now = Date.now();
     if (now - this._startedAt < PROGRESS_AFTER_MS) return;
     if (this._shownAt !== undefined && now - this._shownAt < REFRESH_MS) return;

@@ -3,7 +3,7 @@
  * a collectd curl_json poller's configuration into a Prometheus configuration, recording rules
  * that reproduce every legacy key it reads, and a report.
  */
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCurlJsonPoller } from '../migrate/curlJsonPoller';
 import { MIGRATION_FILES, migrationFiles } from '../migrate/migrationFiles';
@@ -64,7 +64,6 @@ export const migrateCommand: CliCommand = async (args, { out }) => {
   }
   try {
     mkdirSync(dir, { recursive: true });
-    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
     for (const name of MIGRATION_FILES)
       writeFileSync(join(dir, name), files[name]);
   } catch (error) {

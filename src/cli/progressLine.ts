@@ -8,33 +8,20 @@ export const PROGRESS_AFTER_MS = 2_000;
 /** How often the line is rewritten at most. */
 const REFRESH_MS = 250;
 
-/** Where the line goes: a terminal stream (process.stderr). */
-export interface ProgressStream {
-  readonly isTTY?: boolean;
-  write(text: string): unknown;
-}
-
 /** A progress line: `update` as often as convenient, `done` once. */
 export class ProgressLine {
-  private readonly _startedAt: number;
+  private readonly _startedAt = Date.now();
   private _shownAt: number | undefined;
 
   constructor(
-    private readonly _stream: ProgressStream,
-    private readonly _quiet: boolean,
-    private readonly _now: () => number = Date.now
-  ) {
-    this._startedAt = _now();
-  }
-
-  private get _active(): boolean {
-    return !this._quiet && this._stream.isTTY === true;
-  }
+    private readonly _stream: NodeJS.WriteStream,
+    private readonly _quiet: boolean
+  ) {}
 
   /** Shows `text` when the work has lasted long enough and the last update is not too recent. */
   update(text: () => string): void {
-    if (!this._active) return;
-    const now = this._now();
+    if (this._quiet || this._stream.isTTY !== true) return;
+    const now = Date.now();
     if (now - this._startedAt < PROGRESS_AFTER_MS) return;
     if (this._shownAt !== undefined && now - this._shownAt < REFRESH_MS) return;
     this._shownAt = now;

@@ -41,14 +41,8 @@ class Parser {
     private readonly _file: string
   ) {}
 
-  parse(): CollectdItem[] {
-    return this._statements(undefined, 0);
-  }
-
-  private _peek(offset = 0): Token {
-    return this._tokens[
-      Math.min(this._index + offset, this._tokens.length - 1)
-    ]!;
+  private _peek(): Token {
+    return this._tokens[Math.min(this._index, this._tokens.length - 1)]!;
   }
 
   private _next(): Token {
@@ -78,7 +72,7 @@ class Parser {
     return values;
   }
 
-  private _statements(open: Token | undefined, depth: number): CollectdItem[] {
+  statements(open: Token | undefined, depth: number): CollectdItem[] {
     const items: CollectdItem[] = [];
     for (;;) {
       const token = this._next();
@@ -130,7 +124,7 @@ class Parser {
           const values = this._arguments();
           this._expect('CLOSEBRAC', '">"');
           this._expect('EOL', 'the end of the line');
-          const children = this._statements(name, depth + 1);
+          const children = this.statements(name, depth + 1);
           items.push({
             key: name.text,
             values,
@@ -163,7 +157,7 @@ export function parseCollectdConfig(
       `line ${countLines(text.slice(0, text.indexOf('\u0000'))) + 1}`,
       'found a NUL byte, expected a text file'
     );
-  return new Parser(tokenize(text), file).parse();
+  return new Parser(tokenize(text), file).statements(undefined, 0);
 }
 
 /** What {@link readCollectdConfig} read. */

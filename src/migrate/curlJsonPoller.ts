@@ -47,9 +47,7 @@ function option(
   items: readonly CollectdItem[],
   key: string
 ): CollectdItem | undefined {
-  return items
-    .filter(item => is(item, key) && item.children.length === 0)
-    .at(-1);
+  return items.findLast(item => is(item, key) && item.children.length === 0);
 }
 
 function numberOption(
@@ -57,14 +55,11 @@ function numberOption(
   key: string
 ): number | undefined {
   const value = option(items, key)?.values[0];
-  if (typeof value === 'number') return value;
-  if (
-    typeof value === 'string' &&
-    value.trim() !== '' &&
-    !Number.isNaN(Number(value))
-  )
-    return Number(value);
-  return undefined;
+  const number =
+    typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && !Number.isNaN(number)
+    ? number
+    : undefined;
 }
 
 function stringOption(
@@ -85,9 +80,7 @@ export function readCurlJsonPoller(file: string): CurlJsonPoller {
       String(item.values[0]).toLowerCase() === 'curl_json'
   );
   const intervalS =
-    (loadBlock === undefined
-      ? undefined
-      : numberOption(loadBlock.children, 'interval')) ??
+    numberOption(loadBlock?.children ?? [], 'interval') ??
     numberOption(items, 'interval') ??
     COLLECTD_DEFAULT_INTERVAL_S;
   const urls: CurlJsonUrl[] = [];

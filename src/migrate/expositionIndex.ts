@@ -96,7 +96,7 @@ function parseLabels(text: string): [string, string][] | undefined {
 export class ExpositionIndex {
   private readonly _slots = new Map<string, number>();
   /** A series line's text up to its value, as written → its slot, or -1 when it has none. */
-  private readonly _series = new Map<string, number>();
+  readonly _series = new Map<string, number>();
   private readonly _families = new Map<string, ExposedFamily>();
 
   constructor(private readonly _variant: 'host_type' | 'host') {}
@@ -137,11 +137,6 @@ export class ExpositionIndex {
       this._families.set(name, found);
     }
     return found;
-  }
-
-  /** The slot of a sample line's series text (`name{labels}`); undefined when never seen. */
-  _known(series: string): number | undefined {
-    return this._series.get(series);
   }
 
   /**
@@ -243,21 +238,14 @@ export class ExpositionParse {
   /** Reads the complete lines of `text` (after what came before); throws an Error naming a line that cannot be read. */
   write(text: string): void {
     let start = 0;
-    let end = text.indexOf('\n');
-    if (end === -1) {
-      if (text !== '') this._pending.push(text);
-      return;
-    }
-    if (this._pending.length > 0) {
-      this._pending.push(text.slice(0, end));
-      this._pendingLine();
+    let end: number;
+    while ((end = text.indexOf('\n', start)) !== -1) {
+      // Only the first line can continue what came before.
+      if (this._pending.length > 0) {
+        this._pending.push(text.slice(0, end));
+        this._pendingLine();
+      } else this._line(text, start, end);
       start = end + 1;
-      end = text.indexOf('\n', start);
-    }
-    while (end !== -1) {
-      this._line(text, start, end);
-      start = end + 1;
-      end = text.indexOf('\n', start);
     }
     if (start < text.length) this._pending.push(text.slice(start));
   }
@@ -315,7 +303,7 @@ export class ExpositionParse {
     if (valueStart === valueEnd || Number.isNaN(value))
       this._fail(text, start, end);
     const series = text.slice(start, seriesEnd);
-    let slot = this._index._known(series);
+    let slot = this._index._series.get(series);
     if (slot === undefined) {
       try {
         slot = this._index._learn(series, brace !== -1);

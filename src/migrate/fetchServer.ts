@@ -86,14 +86,10 @@ export async function fetchListing(
 ): Promise<LegacyListing> {
   const url = `${legacyBase(server)}/metrics`;
   const body = await fetchLegacyJson(url, options);
-  const variant =
-    body !== undefined && Array.isArray(body.host_types)
-      ? 'host_type'
-      : body !== undefined && Array.isArray(body.hosts)
-        ? 'host'
-        : undefined;
+  const variant = Array.isArray(body?.host_types) ? 'host_type' : 'host';
+  const groups = body?.[variant === 'host_type' ? 'host_types' : 'hosts'];
   if (
-    variant === undefined ||
+    !Array.isArray(groups) ||
     !Array.isArray(body!.metrics) ||
     !Array.isArray(body!.global)
   )
@@ -102,11 +98,9 @@ export async function fetchListing(
     );
   return {
     variant,
-    groups: (
-      body![variant === 'host_type' ? 'host_types' : 'hosts'] as unknown[]
-    ).map(String),
-    metrics: withoutInBandMetric((body!.metrics as unknown[]).map(String)),
-    global: withoutInBandMetric((body!.global as unknown[]).map(String)),
+    groups: groups.map(String),
+    metrics: withoutInBandMetric(body!.metrics.map(String)),
+    global: withoutInBandMetric(body!.global.map(String)),
   };
 }
 

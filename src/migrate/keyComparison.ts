@@ -47,20 +47,18 @@ export interface Bracket {
  */
 function between(seen: readonly number[], value: number): boolean {
   if (seen.length === 1) return seen[0] === value;
-  for (let i = 1; i < seen.length; i++) {
-    const a = seen[i - 1]!;
-    const b = seen[i]!;
-    if (Math.min(a, b) <= value && value <= Math.max(a, b)) return true;
-  }
-  return false;
+  return seen.some((b, i) => {
+    const a = seen[i - 1] ?? b;
+    return i > 0 && Math.min(a, b) <= value && value <= Math.max(a, b);
+  });
 }
 
 /** The read nearest to `value`; the later one of two as near. */
 function nearest(seen: readonly number[], value: number): number {
-  let best = seen[seen.length - 1]!;
-  for (const v of seen)
-    if (Math.abs(v - value) < Math.abs(best - value)) best = v;
-  return best;
+  return seen.reduce(
+    (best, v) => (Math.abs(v - value) < Math.abs(best - value) ? v : best),
+    seen.at(-1)!
+  );
 }
 
 /** The bounds of the bucket that holds rank `rank` (1-based). */
@@ -99,7 +97,6 @@ export function compareKey(
   key: string
 ): KeyResult {
   const legacy = value[key] as number;
-  const agreement = agreementOf(key);
   const notCompared = (why: string): KeyResult => ({
     legacy,
     prometheus: undefined,
@@ -121,7 +118,7 @@ export function compareKey(
     const seen = reads.map(read => sum(read, suffix));
     return { prometheus: nearest(seen, v), agree: between(seen, v) };
   };
-  if (agreement === 'exact') return { legacy, ...within('', legacy) };
+  if (agreementOf(key) === 'exact') return { legacy, ...within('', legacy) };
   const histogram = series.type === 'histogram';
   const totalSuffix = histogram ? '_count' : '';
   // Whether the legacy window still holds every value since start: a spiral says so itself
@@ -184,19 +181,16 @@ export function compareKey(
     own === Infinity
       ? `the rank is in the +Inf bucket, above the highest boundary ${finite.at(-1) ?? 'none'}: histogram_quantile answers at most that`
       : bucketShortfall(finite, legacy);
+  const bucket = { legacy, prometheus: high, range: [low, high] } as const;
   if (shortfall !== undefined)
     return {
-      legacy,
-      prometheus: high,
-      range: [low, high],
+      ...bucket,
       agree: false,
       lasting: true,
       why: `the histogram cannot express this percentile: ${shortfall}; give the instrument bucket boundaries that cover its values (see migrate's report)`,
     };
   return {
-    legacy,
-    prometheus: high,
-    range: [low, high],
+    ...bucket,
     agree:
       legacy >= low * (1 - PERCENTILE_RELATIVE_ERROR) &&
       legacy <= high * (1 + PERCENTILE_RELATIVE_ERROR),

@@ -1,20 +1,14 @@
 /** How curl_json matches a `<Key>` path against the names and fields of a legacy map. */
 import type { CurlJsonKey } from './curlJsonPoller';
 
-/** Whether a `<Key>` has the shape of a map's (`metrics/<name>/<field>`) or a single metric's (`metric/<field>`) path. */
-export function keyShapeOk(key: CurlJsonKey, single: boolean): boolean {
-  const parts = key.path.split('/');
-  return single
-    ? parts.length === 2 && (parts[0] === 'metric' || parts[0] === '*')
-    : parts.length === 3 && (parts[0] === 'metrics' || parts[0] === '*');
-}
-
 /** A tree of key paths, as curl_json matches them: at each level an exact part wins over `*`. */
 export class KeyTree {
   private readonly _root = new Map<
     string,
     Map<string, Map<string, CurlJsonKey>>
   >();
+  /** The keys without the shape of a map's (`metrics/<name>/<field>`) or a single metric's (`metric/<field>`) path. */
+  readonly misshapen: CurlJsonKey[] = [];
 
   /** @param single whether the URL serves a single metric (`metric/<field>` paths) */
   constructor(
@@ -22,10 +16,16 @@ export class KeyTree {
     readonly single: boolean
   ) {
     for (const key of keys) {
-      if (!keyShapeOk(key, single)) continue;
       const parts = key.path.split('/');
       if (single) parts.splice(1, 0, '');
       const [root, name, field] = parts as [string, string, string];
+      if (
+        parts.length !== 3 ||
+        (root !== (single ? 'metric' : 'metrics') && root !== '*')
+      ) {
+        this.misshapen.push(key);
+        continue;
+      }
       const names =
         this._root.get(root) ?? new Map<string, Map<string, CurlJsonKey>>();
       this._root.set(root, names);

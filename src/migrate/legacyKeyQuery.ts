@@ -28,15 +28,14 @@ function groupsOf(placement: LegacyPlacement): readonly string[] | undefined {
   return 'value' in placement ? [placement.value] : undefined;
 }
 
-/** The legacy window in PromQL, from its length in milliseconds: `1m`, `90s`. */
-export function promqlDuration(windowMs: number): string {
-  return windowMs % 60_000 === 0
-    ? `${windowMs / 60_000}m`
-    : `${Math.ceil(windowMs / 1000)}s`;
-}
-
 /** The legacy window of a spiral's `one` and of histograms, by default. */
 export const DEFAULT_WINDOW_MS = 60_000;
+
+/** The legacy window in PromQL, from its length in milliseconds: `1m`, `90s`. */
+const WINDOW =
+  DEFAULT_WINDOW_MS % 60_000 === 0
+    ? `${DEFAULT_WINDOW_MS / 60_000}m`
+    : `${Math.ceil(DEFAULT_WINDOW_MS / 1000)}s`;
 
 /** How exactly a legacy key is reproduced. */
 export type Agreement =
@@ -73,10 +72,6 @@ export const LEGACY_KEYS: Readonly<Record<MetricKind, readonly string[]>> =
     histogram: HISTOGRAM_FIELDS,
   });
 
-function quote(value: string): string {
-  return JSON.stringify(value);
-}
-
 function regexEscape(value: string): string {
   return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -87,7 +82,7 @@ function matchers(
   extra: readonly string[] = []
 ): string {
   const parts = Object.entries(series.labels).map(
-    ([key, value]) => `${key}=${quote(value)}`
+    ([key, value]) => `${key}=${JSON.stringify(value)}`
   );
   parts.push(...extra);
   for (const key of series.absentLabels ?? []) parts.push(`${key}=""`);
@@ -97,17 +92,16 @@ function matchers(
   else if (groups !== undefined) {
     parts.push(
       groups.length === 1
-        ? `${placement.label}=${quote(groups[0]!)}`
-        : `${placement.label}=~${quote(groups.map(regexEscape).join('|'))}`
+        ? `${placement.label}=${JSON.stringify(groups[0]!)}`
+        : `${placement.label}=~${JSON.stringify(groups.map(regexEscape).join('|'))}`
     );
   }
   return parts.length === 0 ? '' : `{${parts.join(', ')}}`;
 }
 
 function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
-  const labels = ['job', 'instance'];
-  if (groupsOf(placement) !== undefined) labels.push(placement.label);
-  return [...labels, ...extra].join(', ');
+  const group = groupsOf(placement) === undefined ? [] : [placement.label];
+  return ['job', 'instance', ...group, ...extra].join(', ');
 }
 
 /**
@@ -116,11 +110,8 @@ function groupingLabels(placement: LegacyPlacement, extra: string[] = []) {
  * difference). `increase()` would extrapolate to the window's edges and miss what was counted
  * before the first scrape.
  */
-function windowIncrease(
-  select: (offset: string) => string,
-  window: string
-): string {
-  return `${select('')} - ${select(` offset ${window}`)} >= 0 or ${select('')}`;
+function windowIncrease(select: (offset: string) => string): string {
+  return `${select('')} - ${select(` offset ${WINDOW}`)} >= 0 or ${select('')}`;
 }
 
 /**
@@ -152,17 +143,16 @@ function selector(
 export function legacyKeyQuery(
   series: PrometheusSeries,
   key: string,
-  placement: LegacyPlacement,
-  windowMs: number = DEFAULT_WINDOW_MS
+  placement: LegacyPlacement
 ): string | undefined {
-  const query = placedQuery(series, key, placement, windowMs);
+  const query = placedQuery(series, key, placement);
   const groups = groupsOf(placement);
   if (query === undefined || groups === undefined) return query;
   // The legacy API serves zeros for a metric that only another host type has; Prometheus has no
   // series there. One zero per node (the exporter's target_info) and host type stands in for it.
   const zeros = groups.map(
     value =>
-      `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${quote(placement.label)}, ${quote(value)}, "", "")`
+      `label_replace(sum by (job, instance) (${ZERO_SOURCE}) * 0, ${JSON.stringify(placement.label)}, ${JSON.stringify(value)}, "", "")`
   );
   return [query, ...zeros].join(' or ');
 }
@@ -173,10 +163,8 @@ export const ZERO_SOURCE = 'target_info';
 function placedQuery(
   series: PrometheusSeries,
   key: string,
-  placement: LegacyPlacement,
-  windowMs: number
+  placement: LegacyPlacement
 ): string | undefined {
-  const window = promqlDuration(windowMs);
   const by = groupingLabels(placement);
   const select = (suffix: string): ((offset: string) => string) =>
     selector(series, suffix, placement);
@@ -184,21 +172,21 @@ function placedQuery(
     case 'counter':
       if (key === 'count') return `sum by (${by}) (${select('')('')})`;
       if (key === 'one')
-        return `sum by (${by}) (${windowIncrease(select(''), window)})`;
+        return `sum by (${by}) (${windowIncrease(select(''))})`;
       return undefined;
     case 'gauge':
       return key === 'value' ? `sum by (${by}) (${select('')('')})` : undefined;
     case 'histogram': {
-      const count = `sum by (${by}) (${windowIncrease(select('_count'), window)})`;
+      const count = `sum by (${by}) (${windowIncrease(select('_count'))})`;
       if (key === 'n') return count;
       if (key === 'mean') {
-        const sum = `sum by (${by}) (${windowIncrease(select('_sum'), window)})`;
+        const sum = `sum by (${by}) (${windowIncrease(select('_sum'))})`;
         // An empty window is 0 in the legacy API, where 0/0 would be NaN.
         return `${sum} / (${count} > 0) or ${count}`;
       }
       const q = quantileOf(key);
       if (q === undefined) return undefined;
-      return `histogram_quantile(${q}, sum by (${groupingLabels(placement, ['le'])}) (${windowIncrease(select('_bucket'), window)}))`;
+      return `histogram_quantile(${q}, sum by (${groupingLabels(placement, ['le'])}) (${windowIncrease(select('_bucket'))}))`;
     }
   }
 }

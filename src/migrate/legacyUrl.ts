@@ -50,18 +50,14 @@ export interface LegacyTarget {
   readonly placement: Placement;
   /** The metric of a single-metric URL. */
   readonly metric?: string;
-  /** The URL up to `/metrics`, exclusive. */
-  readonly base: string;
 }
 
 /** Reads a legacy API URL: `…/metrics/host_type/<x>[/<metric>]`, `…/metrics/global[/<metric>]`, `…/metrics/all[/<metric>]`. */
 export function parseLegacyUrl(url: string): LegacyTarget | undefined {
   if (!URL.canParse(url)) return undefined;
-  const parsed = new URL(url);
-  const segments = parsed.pathname.replace(/\/+$/, '').split('/');
+  const segments = new URL(url).pathname.replace(/\/+$/, '').split('/');
   const metricsAt = segments.lastIndexOf('metrics');
   if (metricsAt === -1) return undefined;
-  const base = `${parsed.origin}${segments.slice(0, metricsAt).join('/')}`;
   const route = parseLegacyRoute(`/${segments.slice(metricsAt).join('/')}`);
   if (!isResourceRoute(route) || route.kind === 'listing') return undefined;
   return {
@@ -70,6 +66,5 @@ export function parseLegacyUrl(url: string): LegacyTarget | undefined {
         ? { label: route.variant, value: route.group }
         : { label: route.kind.startsWith('all') ? 'all' : 'global' },
     metric: 'metric' in route ? route.metric : undefined,
-    base,
   };
 }

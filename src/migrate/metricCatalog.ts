@@ -41,12 +41,11 @@ export function catalogOf(map: Map<string, LegacyMetricValue>): Catalog {
   return catalog;
 }
 
-function kindFromFields(fields: Iterable<string>): MetricKind | undefined {
-  const set = new Set(fields);
-  if (set.has('count') || set.has('one')) return 'spiral';
-  if ([...set].some(f => f !== 'value' && HISTOGRAM_FIELDS.includes(f)))
+function kindFromFields(fields: ReadonlySet<string>): MetricKind | undefined {
+  if (fields.has('count') || fields.has('one')) return 'spiral';
+  if ([...fields].some(f => f !== 'value' && HISTOGRAM_FIELDS.includes(f)))
     return 'histogram';
-  if (set.has('value')) return 'gauge';
+  if (fields.has('value')) return 'gauge';
   return undefined;
 }
 

@@ -38,6 +38,7 @@ export function findPitfalls(
       text: `${place}: the key path is ${path.length} characters; ${consequence}.`,
     });
   };
+  const valueWildcards = new Map<CurlJsonKey, Set<string>>();
   for (const m of mappings) {
     const type = m.key.type?.toLowerCase();
     if (type === 'absolute' && m.field === 'count')
@@ -52,18 +53,6 @@ export function findPitfalls(
       });
     if (m.path.length >= TRUNCATED_KEY_LENGTH)
       longKey(m.path, `${m.url.url} ${m.path}`);
-  }
-  for (const url of poller.urls)
-    for (const key of url.keys)
-      if (key.path.length >= CRASHING_KEY_LENGTH)
-        longKey(key.path, `${where(key)} Key "${key.path}"`);
-  if (poller.maxReadIntervalS === undefined)
-    pitfalls.push({
-      tag: 'max-read-interval',
-      text: `${poller.file}: no MaxReadInterval: after a failed read (a poller started before the server, a restart) collectd backs off 2, 4, 8 … s up to 86400 s, one read a day. Set MaxReadInterval to a few intervals.`,
-    });
-  const valueWildcards = new Map<CurlJsonKey, Set<string>>();
-  for (const m of mappings) {
     const parts = m.key.path.split('/');
     if (
       parts.length === 3 &&
@@ -76,6 +65,15 @@ export function findPitfalls(
         (valueWildcards.get(m.key) ?? new Set()).add(m.name)
       );
   }
+  for (const url of poller.urls)
+    for (const key of url.keys)
+      if (key.path.length >= CRASHING_KEY_LENGTH)
+        longKey(key.path, `${where(key)} Key "${key.path}"`);
+  if (poller.maxReadIntervalS === undefined)
+    pitfalls.push({
+      tag: 'max-read-interval',
+      text: `${poller.file}: no MaxReadInterval: after a failed read (a poller started before the server, a restart) collectd backs off 2, 4, 8 … s up to 86400 s, one read a day. Set MaxReadInterval to a few intervals.`,
+    });
   for (const [key, names] of valueWildcards)
     pitfalls.push({
       tag: 'value-wildcard',

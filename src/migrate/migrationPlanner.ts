@@ -12,7 +12,7 @@ import type {
   CurlJsonUrl,
 } from './curlJsonPoller';
 import { HistogramBuckets } from './percentileBuckets';
-import { KeyTree, keyShapeOk } from './keyTree';
+import { KeyTree } from './keyTree';
 import { parseLegacyUrl, type LegacyTarget, type Placement } from './legacyUrl';
 import { catalogOf, explicitCatalog, type Catalog } from './metricCatalog';
 import { servedMap, type MigrationInputs } from './migrationInputs';
@@ -111,14 +111,13 @@ export function planMigration(
       continue;
     }
     const single = target.metric !== undefined;
-    for (const key of url.keys) {
-      if (!keyShapeOk(key, single)) {
-        unmapped.push({
-          tag: 'key-shape',
-          text: `${where(key)} Key "${key.path}": not a ${single ? 'metric/<key>' : 'metrics/<name>/<key>'} path of this URL; not mapped.`,
-        });
-        settledKeys.add(key);
-      }
+    const tree = new KeyTree(url.keys, single);
+    for (const key of tree.misshapen) {
+      unmapped.push({
+        tag: 'key-shape',
+        text: `${where(key)} Key "${key.path}": not a ${single ? 'metric/<key>' : 'metrics/<name>/<key>'} path of this URL; not mapped.`,
+      });
+      settledKeys.add(key);
     }
     const read = urlCatalog(url, target, inputs, fallbackCatalog, findings);
     if (read === undefined) {
@@ -127,7 +126,6 @@ export function planMigration(
     }
     const { catalog, placement } = read;
     const group = 'value' in placement ? placement.value : undefined;
-    const tree = new KeyTree(url.keys, single);
     const names = single ? [target.metric!] : [...catalog.keys()].sort();
     for (const name of names) {
       const entry = catalog.get(name);
@@ -259,19 +257,18 @@ export function planMigration(
 }
 
 function ruleExpression(parts: RuleParts): string {
-  const queries: string[] = [];
-  for (const label of PLACEMENT_ORDER) {
-    const groups = parts.placements.get(label);
-    if (groups === undefined) continue;
-    const query = legacyKeyQuery(
+  // Defined for every placement: the mapping that made the rule had a query.
+  const queries = PLACEMENT_ORDER.filter(label =>
+    parts.placements.has(label)
+  ).map(label =>
+    legacyKeyQuery(
       parts.series,
       parts.field,
       label === 'global' || label === 'all'
         ? { label }
-        : { label, values: [...groups].sort() }
-    );
-    if (query !== undefined) queries.push(query);
-  }
+        : { label, values: [...parts.placements.get(label)!].sort() }
+    )!
+  );
   return queries.length === 1
     ? queries[0]!
     : queries.map(q => `(${q})`).join(' or ');

@@ -65,14 +65,6 @@ export function suggestedBoundaries(
   }
 }
 
-/** The code that gives an instrument `boundaries`, as the report shows it. */
-export function boundariesFix(
-  instrument: string,
-  boundaries: number[]
-): string {
-  return `meter.createHistogram(${JSON.stringify(instrument)}, { advice: { explicitBucketBoundaries: [${boundaries.join(', ')}] } })`;
-}
-
 interface Shortfalls {
   readonly instrument: string;
   readonly bounds: readonly number[];
@@ -117,7 +109,7 @@ export class HistogramBuckets {
     }
     const max = typeof value?.max === 'number' ? value.max : legacy;
     entry.max = Math.max(entry.max, max, legacy);
-    entry.keys.set(`${where}`, `${field} is ${shortfall}`);
+    entry.keys.set(where, `${field} is ${shortfall}`);
   }
 
   /** One finding per instrument whose buckets fall short. */
@@ -127,7 +119,7 @@ export class HistogramBuckets {
       text: [
         `${family} (instrument ${JSON.stringify(entry.instrument)}): its Prometheus buckets cannot express the legacy percentiles: ${[...entry.keys].map(([where, why]) => `${where}: ${why}`).join('; ')}. Their rules will not follow the legacy values, and compare reports them as disagreements.`,
         `Give the instrument boundaries that cover its values (up to ${entry.max} seen), as advice: the Prometheus exporter follows it and the legacy reader keeps its own exponential buckets (a View would change the legacy reader's aggregation too):`,
-        `    ${boundariesFix(entry.instrument, suggestedBoundaries(entry.bounds, entry.max))}`,
+        `    meter.createHistogram(${JSON.stringify(entry.instrument)}, { advice: { explicitBucketBoundaries: [${suggestedBoundaries(entry.bounds, entry.max).join(', ')}] } })`,
       ].join('\n  '),
     }));
   }

@@ -50,9 +50,7 @@ export function prometheusFamily(
  * with the Prometheus series it comes from: `backends.auth.authorize` and the family `backends_auth`
  * with `operation="authorize"` both give `backends_auth_authorize`.
  */
-export function legacyNameKey(legacyName: string): string {
-  return prometheusName(legacyName);
-}
+export const legacyNameKey: (legacyName: string) => string = prometheusName;
 
 /** Labels the exporter and Prometheus add that are not attributes folded into a legacy name. */
 export const NON_NAME_LABELS: ReadonlySet<string> = new Set([

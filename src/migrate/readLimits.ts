@@ -57,9 +57,10 @@ const POSITIVE_INTEGER = /^[1-9]\d*$/;
 
 function positiveInteger(
   env: NodeJS.ProcessEnv,
-  name: string,
+  variable: keyof typeof READ_LIMIT_VARIABLES,
   unit: string
 ): number | undefined {
+  const name = READ_LIMIT_VARIABLES[variable];
   const value = env[name];
   if (value === undefined || value === '') return undefined;
   if (!POSITIVE_INTEGER.test(value) || !Number.isSafeInteger(Number(value)))
@@ -71,19 +72,15 @@ function positiveInteger(
 
 /** The limits in effect: the defaults, overridden by the environment; a bad value is a MigrationError. */
 export function readLimits(env: NodeJS.ProcessEnv = process.env): ReadLimits {
-  const body = positiveInteger(env, READ_LIMIT_VARIABLES.maxBodyBytes, 'bytes');
+  const body = positiveInteger(env, 'maxBodyBytes', 'bytes');
+  const timeoutMs = positiveInteger(env, 'timeoutMs', 'milliseconds');
+  const idleTimeoutMs = positiveInteger(env, 'idleTimeoutMs', 'milliseconds');
+  const defaults = DEFAULT_READ_LIMITS;
   return {
-    maxJsonBytes: body ?? DEFAULT_READ_LIMITS.maxJsonBytes,
-    maxExpositionBytes: body ?? DEFAULT_READ_LIMITS.maxExpositionBytes,
-    timeoutMs:
-      positiveInteger(env, READ_LIMIT_VARIABLES.timeoutMs, 'milliseconds') ??
-      DEFAULT_READ_LIMITS.timeoutMs,
-    idleTimeoutMs:
-      positiveInteger(
-        env,
-        READ_LIMIT_VARIABLES.idleTimeoutMs,
-        'milliseconds'
-      ) ?? DEFAULT_READ_LIMITS.idleTimeoutMs,
-    maxRedirects: DEFAULT_READ_LIMITS.maxRedirects,
+    maxJsonBytes: body ?? defaults.maxJsonBytes,
+    maxExpositionBytes: body ?? defaults.maxExpositionBytes,
+    timeoutMs: timeoutMs ?? defaults.timeoutMs,
+    idleTimeoutMs: idleTimeoutMs ?? defaults.idleTimeoutMs,
+    maxRedirects: defaults.maxRedirects,
   };
 }

@@ -34,9 +34,7 @@ export function ruleNamesFor(legacyNames: Iterable<string>): {
   const byPlain = new Map<string, string[]>();
   for (const name of new Set(legacyNames)) {
     const plain = recordingRuleName(name, '<key>');
-    const list = byPlain.get(plain);
-    if (list === undefined) byPlain.set(plain, [name]);
-    else list.push(name);
+    byPlain.set(plain, [...(byPlain.get(plain) ?? []), name]);
   }
   const renamed = new Map<string, string>();
   const collisions: RuleNameCollision[] = [];

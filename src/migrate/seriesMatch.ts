@@ -28,12 +28,8 @@ export type SeriesMatch =
       readonly series: PrometheusSeries;
       readonly instrument: string;
     }
-  /** The exposition cannot tell this name from `others`: no series is its own. */
-  | {
-      readonly status: 'collision';
-      readonly others: readonly string[];
-      readonly why: string;
-    };
+  /** The exposition cannot tell this name from another: no series is its own. */
+  | { readonly status: 'collision'; readonly why: string };
 
 interface Candidate {
   readonly series: PrometheusSeries;
@@ -125,7 +121,6 @@ export class SeriesMatcher {
   /** The one candidate that is this name's own, or all of them when none is. */
   private _pick(name: string, kind: MetricKind): Candidate[] {
     const candidates = this._candidates(name, kind);
-    if (candidates.length <= 1) return candidates;
     const literal = candidates.filter(c => c.literal);
     return literal.length === 1 ? literal : candidates;
   }
@@ -133,11 +128,8 @@ export class SeriesMatcher {
   /** The series of legacy name `name` of kind `kind`. */
   match(name: string, kind: MetricKind): SeriesMatch {
     const id = `${kind}\u0000${name}`;
-    let match = this._memo.get(id);
-    if (match === undefined) {
-      match = this._match(name, kind);
-      this._memo.set(id, match);
-    }
+    const match = this._memo.get(id) ?? this._match(name, kind);
+    this._memo.set(id, match);
     return match;
   }
 
@@ -150,7 +142,6 @@ export class SeriesMatcher {
     if (picked.length > 1)
       return {
         status: 'collision',
-        others: [],
         why: `${name} could be any of ${picked.map(c => seriesText(c.series)).join(', ')}: the exporter's names cannot tell them apart`,
       };
     const own = picked[0]!;
@@ -164,7 +155,6 @@ export class SeriesMatcher {
     if (others.length > 0)
       return {
         status: 'collision',
-        others,
         why: `${[name, ...others].join(' and ')} are both ${seriesText(own.series)} in Prometheus: the exporter sanitises their names to one`,
       };
     return { status: 'found', series: own.series, instrument: own.instrument };

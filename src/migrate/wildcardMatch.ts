@@ -49,14 +49,14 @@ function compile(pattern: string): Part[] {
   const parts: Part[] = [];
   for (let i = 0; i < characters.length; i++) {
     const character = characters[i]!;
+    const set = character === '[' ? bracket(characters, i) : undefined;
     if (character === '*') {
       // Consecutive stars match what one does.
       if (parts.at(-1) !== '*') parts.push('*');
     } else if (character === '?') parts.push(() => true);
-    else if (character === '[' && bracket(characters, i) !== undefined) {
-      const { test, end } = bracket(characters, i)!;
-      parts.push(test);
-      i = end;
+    else if (set !== undefined) {
+      parts.push(set.test);
+      i = set.end;
     } else {
       const literal =
         character === '\\' && i + 1 < characters.length

@@ -14,9 +14,9 @@ import {
   appendEntry,
   appendMerged,
   COUNT,
-  LENGTH,
   MAX,
   MIN,
+  nextEntry,
   SCALE,
   SLOT,
   subtractEntry,
@@ -129,7 +129,7 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
       this.count -= entries[at + COUNT]!;
       this.zeroCount -= entries[at + ZERO_COUNT]!;
       if (shared !== undefined) subtractEntry(shared, entries, at);
-      at += entries[at + LENGTH]!;
+      at = nextEntry(entries, at);
     }
     if (at === this._from) return false;
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
@@ -154,7 +154,7 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
     let max = -Infinity;
     let sum = 0;
     // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
-    for (; at < end; at += entries[at + LENGTH]!) {
+    for (; at < end; at = nextEntry(entries, at)) {
       if (entries[at + MIN]! < min) min = entries[at + MIN]!;
       if (entries[at + MAX]! > max) max = entries[at + MAX]!;
       this._sumBeforeLast = sum;

@@ -28,8 +28,16 @@ export const MAX = 5;
 export const ZERO_COUNT = 6;
 const NEGATIVE_AT = 7;
 /** Where the entry's numbers end, from its start: where the next entry begins. */
-export const LENGTH = 8;
+const LENGTH = 8;
 const BUCKETS = 9;
+
+/**
+ * Where the entry after the one at `at` starts. As a small integer: a position read from the
+ * array of numbers would otherwise make the fields that keep it numbers of their own on the heap.
+ */
+export function nextEntry(entries: SlotEntries, at: number): number {
+  return (at + entries[at + LENGTH]!) | 0;
+}
 
 /** Appends an entry with its scalars set; its buckets follow, written by the caller. */
 function pushHeader(
@@ -177,7 +185,7 @@ export function aggregateOf(
     positive: new Map(),
     negative: new Map(),
   };
-  for (let at = from; at < to; at += entries[at + LENGTH]!)
+  for (let at = from; at < to; at = nextEntry(entries, at))
     addEntryBuckets(
       aggregate,
       entries,

@@ -32,12 +32,12 @@ import {
  * buckets those slots touched.
  *
  * The slots' entries are written once and never changed: a new slot is appended, an expired
- * one is left before {@link _from}, so the records published from the window share its array
+ * one is left before the window's start, so the records published from the window share its array
  * and read their own part of it. Once the expired part is as long as the rest, the next slot
  * goes into a new array of the live part; the records keep the old one.
  */
 export class WindowedHistogram implements Readonly<HistogramSummary> {
-  /** Entries of slots with data, oldest first, from {@link _from}; those before it expired. */
+  /** Entries of slots with data, oldest first, from `_from`; those before it expired. */
   private _entries: SlotEntries = [];
   private _from = 0;
   /** Where the newest entry starts; -1 while the window is empty. */

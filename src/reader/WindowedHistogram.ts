@@ -1,6 +1,5 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
-import { dropFront } from './dropFront';
 import {
   emptyAggregate,
   emptySummary,
@@ -12,28 +11,37 @@ import {
 import {
   addEntry,
   aggregateOf,
+  appendEntry,
+  appendMerged,
   COUNT,
-  entryOf,
   MAX,
-  mergeEntries,
   MIN,
+  nextEntry,
   SCALE,
   SLOT,
   subtractEntry,
   SUM,
   ZERO_COUNT,
-  type SlotEntry,
+  type SlotEntries,
 } from './slotEntries';
 
 /**
  * A histogram over a sliding window of slots, fed by the SDK's base-2 exponential histogram
  * deltas (one per slot). It keeps the window's scalars as slots come and go, and the slots'
- * buckets packed (see {@link SlotEntry}), so adding a slot and expiring one cost only the
+ * buckets packed (see {@link SlotEntries}), so adding a slot and expiring one cost only the
  * buckets those slots touched.
+ *
+ * The slots' entries are written once and never changed: a new slot is appended, an expired
+ * one is left before the window's start, so the records published from the window share its array
+ * and read their own part of it. Once the expired part is as long as the rest, the next slot
+ * goes into a new array of the live part; the records keep the old one.
  */
 export class WindowedHistogram implements Readonly<HistogramSummary> {
-  /** Slots with data, oldest first. */
-  private readonly _entries: SlotEntry[] = [];
+  /** Entries of slots with data, oldest first, from `_from`; those before it expired. */
+  private _entries: SlotEntries = [];
+  private _from = 0;
+  /** Where the newest entry starts; -1 while the window is empty. */
+  private _lastAt = -1;
   /*
    * The window's scalars, kept as slots come and go, in fields of the window itself (one object
    * fewer to reach per histogram): read-only outside this class, which alone writes them. Its
@@ -64,12 +72,12 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    return aggregateOf(this, this._entries);
+    return aggregateOf(this, this._entries, this._from, this._entries.length);
   }
 
   /** Oldest slot still holding data, or undefined when the window is empty. */
   get oldestSlot(): number | undefined {
-    return this._entries[0]?.[SLOT];
+    return this._lastAt < 0 ? undefined : this._entries[this._from + SLOT];
   }
 
   /**
@@ -78,52 +86,60 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
    */
   add(slot: number, point: ExponentialHistogram): boolean {
     if (point.count === 0) return false;
-    const entry = entryOf(slot, point);
+    const lastAt = this._lastAt;
+    const merging = lastAt >= 0 && this._entries[lastAt + SLOT] === slot;
+    if (!merging && this._from > 0 && 2 * this._from >= this._entries.length)
+      this._compact();
+    const entries = this._entries;
+    const at = appendEntry(entries, slot, point);
     const sumBefore = this.sum;
     this.scale =
-      this._entries.length === 0
-        ? entry[SCALE]!
-        : Math.min(this.scale, entry[SCALE]!);
+      lastAt < 0
+        ? entries[at + SCALE]!
+        : Math.min(this.scale, entries[at + SCALE]!);
     // As `addScalars` adds them.
-    this.count += entry[COUNT]!;
-    this.sum += entry[SUM]!;
-    this.zeroCount += entry[ZERO_COUNT]!;
-    this.min = Math.min(this.min, entry[MIN]!);
-    this.max = Math.max(this.max, entry[MAX]!);
-    if (this._shared !== undefined) addEntry(this._shared, entry);
-    const lastAt = this._entries.length - 1;
-    if (lastAt >= 0 && this._entries[lastAt]![SLOT] === slot) {
-      const merged = mergeEntries(this._entries[lastAt]!, entry);
-      this._entries[lastAt] = merged;
-      this.sum = this._sumBeforeLast + merged[SUM]!;
+    this.count += entries[at + COUNT]!;
+    this.sum += entries[at + SUM]!;
+    this.zeroCount += entries[at + ZERO_COUNT]!;
+    this.min = Math.min(this.min, entries[at + MIN]!);
+    this.max = Math.max(this.max, entries[at + MAX]!);
+    if (this._shared !== undefined) addEntry(this._shared, entries, at);
+    if (merging) {
+      // The newest entry changes: into a new array, as published records may read this one.
+      const merged = entries.slice(this._from, lastAt);
+      appendMerged(merged, entries, lastAt, at);
+      this._entries = merged;
+      this._lastAt = lastAt - this._from;
+      this._from = 0;
+      this.sum = this._sumBeforeLast + merged[this._lastAt + SUM]!;
       return false;
     }
     this._sumBeforeLast = sumBefore;
-    this._entries.push(entry);
+    this._lastAt = at;
     return true;
   }
 
   /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
   expireThrough(slot: number): boolean {
-    let dropped = 0;
+    const entries = this._entries;
+    const end = this._lastAt < 0 ? this._from : entries.length;
     const shared = this._shared;
-    while (
-      dropped < this._entries.length &&
-      this._entries[dropped]![SLOT]! <= slot
-    ) {
-      const entry = this._entries[dropped]!;
-      this.count -= entry[COUNT]!;
-      this.zeroCount -= entry[ZERO_COUNT]!;
-      if (shared !== undefined) subtractEntry(shared, entry);
-      dropped++;
+    let at = this._from;
+    while (at < end && entries[at + SLOT]! <= slot) {
+      this.count -= entries[at + COUNT]!;
+      this.zeroCount -= entries[at + ZERO_COUNT]!;
+      if (shared !== undefined) subtractEntry(shared, entries, at);
+      at = nextEntry(entries, at);
     }
-    if (dropped === 0) return false;
+    if (at === this._from) return false;
     // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
     if (shared !== undefined && shared.count === 0)
       Object.assign(shared, emptyAggregate());
-    dropFront(this._entries, dropped);
-    if (this._entries.length === 0) {
+    if (at === end) {
       // Start afresh so that the next data regains full resolution.
+      this._entries = [];
+      this._from = 0;
+      this._lastAt = -1;
       this.scale = MAX_SCALE;
       this.count = 0;
       this.sum = 0;
@@ -133,15 +149,16 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
       this._sumBeforeLast = 0;
       return true;
     }
+    this._from = at;
     let min = Infinity;
     let max = -Infinity;
     let sum = 0;
     // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
-    for (const entry of this._entries) {
-      if (entry[MIN]! < min) min = entry[MIN]!;
-      if (entry[MAX]! > max) max = entry[MAX]!;
+    for (; at < end; at = nextEntry(entries, at)) {
+      if (entries[at + MIN]! < min) min = entries[at + MIN]!;
+      if (entries[at + MAX]! > max) max = entries[at + MAX]!;
       this._sumBeforeLast = sum;
-      sum += entry[SUM]!;
+      sum += entries[at + SUM]!;
     }
     this.min = min;
     this.max = max;
@@ -151,9 +168,21 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
 
   /** The window as it is now, as an immutable record that later changes leave alone. */
   record(): HistogramRecord {
-    const entries = this._entries;
-    if (entries.length === 0) return EMPTY_HISTOGRAM_RECORD;
-    return new HistogramRecord(this, entries.slice());
+    if (this._lastAt < 0) return EMPTY_HISTOGRAM_RECORD;
+    return new HistogramRecord(
+      this,
+      this._entries,
+      this._from,
+      this._entries.length
+    );
+  }
+
+  /** Moves the live entries into an array of their own: the expired ones stay with the records. */
+  private _compact(): void {
+    const from = this._from;
+    this._entries = this._entries.slice(from);
+    this._lastAt -= from;
+    this._from = 0;
   }
 }
 
@@ -171,9 +200,12 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
   readonly zeroCount: number;
   private _value: LegacyValue | undefined = undefined;
 
+  /** Its entries are those of `_entries` from `_from` to `_to`, which nothing changes. */
   constructor(
     summary: Readonly<HistogramSummary>,
-    private readonly _entries: readonly SlotEntry[]
+    private readonly _entries: SlotEntries,
+    private readonly _from: number,
+    private readonly _to: number
   ) {
     this.scale = summary.scale;
     this.count = summary.count;
@@ -190,7 +222,7 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): HistogramAggregate {
-    return aggregateOf(this.summary, this._entries);
+    return aggregateOf(this.summary, this._entries, this._from, this._to);
   }
 
   /** The legacy datapoints of the window. */
@@ -203,4 +235,9 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
 }
 
 /** The record of an empty window. */
-export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(emptySummary(), []);
+export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(
+  emptySummary(),
+  [],
+  0,
+  0
+);

@@ -9,15 +9,16 @@ import {
 } from './histogramBuckets';
 
 /**
- * One slot's data of a windowed histogram, packed into one array of numbers rather than an
- * object holding bucket arrays: a window holds an entry per slot with data for every histogram
- * series, so their size is much of the reader's heap. Layout:
- * `[slot, scale, count, sum, min, max, zeroCount, negativeAt, …positive, …negative]`, where the
- * non-empty buckets are `index, count` pairs, positive ones from {@link BUCKETS} up to
- * `negativeAt`, negative ones from there to the end. An entry is only ever added to and
- * subtracted from an aggregate whole.
+ * The slots of a windowed histogram, packed one after another into one array of numbers (the
+ * {@link SlotEntries} of a window), rather than an array per slot or an object holding bucket
+ * arrays: every histogram series holds a window, so their size and their number of objects are
+ * much of the reader's heap and of what each tick's expiry reads. One slot's entry, from `at`:
+ * `[slot, scale, count, sum, min, max, zeroCount, negativeAt, length, …positive, …negative]`,
+ * where `negativeAt` and `length` count from the entry's start and the non-empty buckets are
+ * `index, count` pairs, positive ones from {@link BUCKETS} up to `negativeAt`, negative ones
+ * from there to `length`. An entry is only ever added to and subtracted from an aggregate whole.
  */
-export type SlotEntry = number[];
+export type SlotEntries = number[];
 export const SLOT = 0;
 export const SCALE = 1;
 export const COUNT = 2;
@@ -26,10 +27,21 @@ export const MIN = 4;
 export const MAX = 5;
 export const ZERO_COUNT = 6;
 const NEGATIVE_AT = 7;
-const BUCKETS = 8;
+/** Where the entry's numbers end, from its start: where the next entry begins. */
+const LENGTH = 8;
+const BUCKETS = 9;
 
-/** An entry with its scalars set and room for the given numbers of bucket pairs. */
-function newEntry(
+/**
+ * Where the entry after the one at `at` starts. As a small integer: a position read from the
+ * array of numbers would otherwise make the fields that keep it numbers of their own on the heap.
+ */
+export function nextEntry(entries: SlotEntries, at: number): number {
+  return (at + entries[at + LENGTH]!) | 0;
+}
+
+/** Appends an entry with its scalars set; its buckets follow, written by the caller. */
+function pushHeader(
+  entries: SlotEntries,
   slot: number,
   scale: number,
   count: number,
@@ -39,19 +51,18 @@ function newEntry(
   zeroCount: number,
   positivePairs: number,
   negativePairs: number
-): SlotEntry {
-  const entry = new Array<number>(
+): void {
+  entries.push(
+    slot,
+    scale,
+    count,
+    sum,
+    min,
+    max,
+    zeroCount,
+    BUCKETS + 2 * positivePairs,
     BUCKETS + 2 * (positivePairs + negativePairs)
   );
-  entry[SLOT] = slot;
-  entry[SCALE] = scale;
-  entry[COUNT] = count;
-  entry[SUM] = sum;
-  entry[MIN] = min;
-  entry[MAX] = max;
-  entry[ZERO_COUNT] = zeroCount;
-  entry[NEGATIVE_AT] = BUCKETS + 2 * positivePairs;
-  return entry;
 }
 
 /**
@@ -77,24 +88,22 @@ function gatherCounts(
   return at;
 }
 
-function writeBuckets(
-  entry: SlotEntry,
-  at: number,
-  buckets: Map<number, number>
-): number {
-  for (const [index, count] of buckets) {
-    entry[at++] = index;
-    entry[at++] = count;
-  }
-  return at;
+function pushBuckets(entries: SlotEntries, buckets: Map<number, number>): void {
+  for (const [index, count] of buckets) entries.push(index, count);
 }
 
-/** One delta data point of the SDK as the entry of `slot`. */
-export function entryOf(slot: number, point: ExponentialHistogram): SlotEntry {
+/** Appends one delta data point of the SDK as the entry of `slot`; returns where it starts. */
+export function appendEntry(
+  entries: SlotEntries,
+  slot: number,
+  point: ExponentialHistogram
+): number {
   const { positive, negative } = point;
   const positiveEnd = gatherCounts(0, positive.offset, positive.bucketCounts);
   const end = gatherCounts(positiveEnd, negative.offset, negative.bucketCounts);
-  const entry = newEntry(
+  const at = entries.length;
+  pushHeader(
+    entries,
     slot,
     point.scale,
     point.count,
@@ -105,61 +114,65 @@ export function entryOf(slot: number, point: ExponentialHistogram): SlotEntry {
     positiveEnd / 2,
     (end - positiveEnd) / 2
   );
-  for (let i = 0; i < end; i++) entry[BUCKETS + i] = scratch[i]!;
-  return entry;
+  for (let i = 0; i < end; i++) entries.push(scratch[i]!);
+  return at;
 }
 
-/** Adds (or, with sign -1, subtracts) the buckets of `entry` into `target`, brought down by `shift`. */
+/** Adds (or, with sign -1, subtracts) the buckets of the entry at `at` into `target`, brought down by `shift`. */
 function addEntryBuckets(
   target: HistogramAggregate,
-  entry: SlotEntry,
+  entries: SlotEntries,
+  at: number,
   shift: number,
   sign: 1 | -1
 ): void {
-  const negativeAt = entry[NEGATIVE_AT]!;
-  for (let i = BUCKETS; i < entry.length; i += 2)
+  const negativeAt = at + entries[at + NEGATIVE_AT]!;
+  const end = at + entries[at + LENGTH]!;
+  for (let i = at + BUCKETS; i < end; i += 2)
     addToBucket(
       i < negativeAt ? target.positive : target.negative,
-      entry[i]!,
+      entries[i]!,
       shift,
-      sign * entry[i + 1]!
+      sign * entries[i + 1]!
     );
 }
 
-/** Adds a slot's scalars into `target`'s (scale apart). */
-function addEntryScalars(target: HistogramSummary, entry: SlotEntry): void {
+/** Adds the data of the entry at `at` into `target`, at the coarser of their scales. */
+export function addEntry(
+  target: HistogramAggregate,
+  entries: SlotEntries,
+  at: number
+): void {
+  const shift = absorbScale(target, entries[at + SCALE]!);
+  addEntryBuckets(target, entries, at, shift, 1);
   addScalars(
     target,
-    entry[COUNT]!,
-    entry[SUM]!,
-    entry[ZERO_COUNT]!,
-    entry[MIN]!,
-    entry[MAX]!
+    entries[at + COUNT]!,
+    entries[at + SUM]!,
+    entries[at + ZERO_COUNT]!,
+    entries[at + MIN]!,
+    entries[at + MAX]!
   );
 }
 
-/** Adds a slot's data into `target`, at the coarser of their scales. */
-export function addEntry(target: HistogramAggregate, entry: SlotEntry): void {
-  const shift = absorbScale(target, entry[SCALE]!);
-  addEntryBuckets(target, entry, shift, 1);
-  addEntryScalars(target, entry);
-}
-
-/** Takes a slot's data out of `target`, which holds it at `target`'s scale or a coarser one. */
+/** Takes the data of the entry at `at` out of `target`, which holds it at `target`'s scale or a coarser one. */
 export function subtractEntry(
   target: HistogramAggregate,
-  entry: SlotEntry
+  entries: SlotEntries,
+  at: number
 ): void {
-  addEntryBuckets(target, entry, entry[SCALE]! - target.scale, -1);
-  target.count -= entry[COUNT]!;
-  target.sum -= entry[SUM]!;
-  target.zeroCount -= entry[ZERO_COUNT]!;
+  addEntryBuckets(target, entries, at, entries[at + SCALE]! - target.scale, -1);
+  target.count -= entries[at + COUNT]!;
+  target.sum -= entries[at + SUM]!;
+  target.zeroCount -= entries[at + ZERO_COUNT]!;
 }
 
-/** The buckets of `entries` summed, with the scalars of `summary`, at `summary`'s scale. */
+/** The buckets of the entries from `from` to `to` summed, with the scalars of `summary`, at `summary`'s scale. */
 export function aggregateOf(
   summary: Readonly<HistogramSummary>,
-  entries: readonly SlotEntry[]
+  entries: SlotEntries,
+  from: number,
+  to: number
 ): HistogramAggregate {
   // Field by field: `summary` may be a record with fields of its own besides these.
   const aggregate: HistogramAggregate = {
@@ -172,31 +185,42 @@ export function aggregateOf(
     positive: new Map(),
     negative: new Map(),
   };
-  for (const entry of entries)
-    addEntryBuckets(aggregate, entry, entry[SCALE]! - aggregate.scale, 1);
+  for (let at = from; at < to; at = nextEntry(entries, at))
+    addEntryBuckets(
+      aggregate,
+      entries,
+      at,
+      entries[at + SCALE]! - aggregate.scale,
+      1
+    );
   return aggregate;
 }
 
-/** Two entries of the same slot as one, at the coarser of their scales. */
-export function mergeEntries(a: SlotEntry, b: SlotEntry): SlotEntry {
+/**
+ * Appends to `target` the entries at `a` and `b` (of the same slot) as one, at the coarser of
+ * their scales.
+ */
+export function appendMerged(
+  target: SlotEntries,
+  entries: SlotEntries,
+  a: number,
+  b: number
+): void {
   const merged = emptyAggregate();
-  addEntry(merged, a);
-  addEntry(merged, b);
-  const entry = newEntry(
-    a[SLOT]!,
+  addEntry(merged, entries, a);
+  addEntry(merged, entries, b);
+  pushHeader(
+    target,
+    entries[a + SLOT]!,
     merged.scale,
     merged.count,
-    a[SUM]! + b[SUM]!,
+    entries[a + SUM]! + entries[b + SUM]!,
     merged.min,
     merged.max,
     merged.zeroCount,
     merged.positive.size,
     merged.negative.size
   );
-  writeBuckets(
-    entry,
-    writeBuckets(entry, BUCKETS, merged.positive),
-    merged.negative
-  );
-  return entry;
+  pushBuckets(target, merged.positive);
+  pushBuckets(target, merged.negative);
 }

@@ -109,6 +109,40 @@ describe('WindowedHistogram', () => {
       expect(window.aggregate.scale).toBeGreaterThan(coarse);
     });
   });
+
+  describe('record', () => {
+    it('should answer as when it was taken, whatever the window does after: slots added, expired, moved and merged', async () => {
+      const points = await sdkPoints(
+        range(1, 12).map(i => [i, 10 * i, 100 * i])
+      );
+      const window = new WindowedHistogram();
+      const taken: {
+        record: ReturnType<WindowedHistogram['record']>;
+        aggregate: ReturnType<typeof emptyAggregate>;
+      }[] = [];
+      const take = (): void => {
+        const record = window.record();
+        taken.push({ record, aggregate: structuredClone(record.aggregate) });
+      };
+      points.forEach((point, i) => {
+        // A window of three slots: each slot added expires the oldest, so the window's entries
+        // move to a new array now and then, while the records keep reading the old one.
+        window.expireThrough(i - 3);
+        window.add(i, point);
+        take();
+        // A second point for the same slot rewrites the newest entry.
+        if (i % 4 === 3) {
+          window.add(i, points[0]!);
+          take();
+        }
+      });
+      expect(window.aggregate).toMatchObject({ count: 12 });
+      expect(taken.at(-1)!.aggregate).toMatchObject({ count: 12 });
+      expect(taken[0]!.aggregate).toMatchObject({ count: 3, sum: 111 });
+      for (const { record, aggregate } of taken)
+        expect(record.aggregate).toEqual(aggregate);
+    });
+  });
 });
 
 describe('quantiles', () => {

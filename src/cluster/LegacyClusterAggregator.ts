@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { MetricStore } from '../reader/MetricStore';
 import { ServedStore } from '../reader/ServedStore';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import { decodeCollection } from './decodeCollection';
 import {
   resolveAggregatorOptions,
@@ -217,10 +217,7 @@ export class LegacyClusterAggregator extends ServedStore {
     try {
       return decode(body);
     } catch (error) {
-      this._drop(
-        worker,
-        error instanceof Error ? error.message : String(error)
-      );
+      this._drop(worker, errorText(error));
       return undefined;
     }
   }

@@ -8,7 +8,7 @@ import {
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
 import type { Snapshot } from '../snapshot/Snapshot';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
 import { ServedStore, type ServingStatus } from './ServedStore';
 import { WorkerChannel } from './WorkerChannel';
@@ -208,7 +208,7 @@ export class LegacyMetricsReader extends MetricReader {
         timeouts++;
         continue;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       this._warnings.warn(
         `error:${message}`,
         WARNING_CODES.collectError,

@@ -130,13 +130,12 @@ export function createClusterPrometheusReader(
   checkOptionObject(path, options, OPTION_KEYS);
   WorkerChannel.check(path === '' ? 'createClusterPrometheusReader' : path);
   const at = (key: string): string => optionPath(path, key);
-  const intervalMs = positiveIntegerOption(
-    at('intervalMs'),
-    options.intervalMs,
-    DEFAULT_READER_OPTIONS.slotMs
-  );
   return new ClusterCumulativeReader(
-    intervalMs,
+    positiveIntegerOption(
+      at('intervalMs'),
+      options.intervalMs,
+      DEFAULT_READER_OPTIONS.slotMs
+    ),
     positiveIntegerOption(
       at('cardinalityLimit'),
       options.cardinalityLimit,

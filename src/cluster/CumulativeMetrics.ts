@@ -76,16 +76,10 @@ function add(total: Value | undefined, value: Value): Value {
 }
 
 function combine(rule: LastValueRule, values: number[]): number {
-  switch (rule) {
-    case 'max':
-      return Math.max(...values);
-    case 'min':
-      return Math.min(...values);
-    case 'average':
-      return values.reduce((a, b) => a + b, 0) / values.length;
-    default:
-      return values.reduce((a, b) => a + b, 0);
-  }
+  if (rule === 'max') return Math.max(...values);
+  if (rule === 'min') return Math.min(...values);
+  const sum = values.reduce((a, b) => a + b, 0);
+  return rule === 'average' ? sum / values.length : sum;
 }
 
 /** Why a worker's metric was not taken: its kind or buckets differ from another worker's. */

@@ -6,6 +6,7 @@
  * by the legacy API's per-name rule, and leave with their worker.
  */
 import type { Attributes } from '@opentelemetry/api';
+import { getOrMake } from '../getOrMake';
 import {
   AggregationTemporality,
   DataPointType,
@@ -140,12 +141,10 @@ export class CumulativeMetrics {
       const data = this._metricData(instrument);
       if (data.dataPoints.length === 0) continue;
       const key = `${instrument.scope.name}\0${instrument.scope.version ?? ''}`;
-      let scope = scopes.get(key);
-      if (scope === undefined) {
-        scope = { scope: instrument.scope, metrics: [] };
-        scopes.set(key, scope);
-      }
-      scope.metrics.push(data);
+      getOrMake(scopes, key, () => ({
+        scope: instrument.scope,
+        metrics: [],
+      })).metrics.push(data);
     }
     this._collected = { resource, scopeMetrics: [...scopes.values()] };
     return this._collected;

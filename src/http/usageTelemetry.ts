@@ -8,6 +8,7 @@
  */
 import { metrics, type MeterProvider } from '@opentelemetry/api';
 import type { Variant } from '../attributes';
+import { getOrMake } from '../getOrMake';
 import { routeTemplate, type LegacyRoute } from '../route/legacyRoute';
 import { ClientTable, type Client, type RouteSlot } from './clientTable';
 import type { RequestReader } from './httpAdapter';
@@ -165,18 +166,14 @@ export class UsageTelemetry {
     scheme: () => string
   ): DurationSeries {
     const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : '_OTHER';
-    const key = `${method} ${status} ${route}`;
-    let series = this._durations.get(key);
-    if (series === undefined) {
-      // Keys in sorted order: the SDK sorts them on every record, and sorted input sorts fastest.
-      series = this._instruments.series({
+    // Keys in sorted order: the SDK sorts them on every record, and sorted input sorts fastest.
+    return getOrMake(this._durations, `${method} ${status} ${route}`, () =>
+      this._instruments.series({
         'http.request.method': method,
         'http.response.status_code': status,
         'http.route': route,
         'url.scheme': scheme(),
-      });
-      this._durations.set(key, series);
-    }
-    return series;
+      })
+    );
   }
 }

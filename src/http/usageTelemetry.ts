@@ -108,10 +108,8 @@ export class UsageTelemetry {
     seconds: number
   ): void {
     const raw = reader.raw(request);
-    const socket = raw.socket;
+    const { socket, url, method } = raw;
     const userAgent = raw.headers['user-agent'];
-    const url = raw.url;
-    const method = raw.method;
     this._clients.warnings.tick(nowMs);
     let memo = this._connections.get(socket);
     if (

@@ -181,10 +181,9 @@ export class DeprecationPolicy {
       this._current = phase;
       this._onPhaseChange?.(nowMs);
     }
-    if (phase.gone === undefined) return undefined;
-    if (!phase.everyMethod && method !== 'GET' && method !== 'HEAD')
-      return undefined;
-    return phase.gone;
+    return phase.everyMethod || method === 'GET' || method === 'HEAD'
+      ? phase.gone
+      : undefined;
   }
 
   private _phaseAt(nowMs: number): Phase {

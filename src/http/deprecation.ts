@@ -67,8 +67,6 @@ function phaseOf(
   return { fromMs, toMs, gone, everyMethod };
 }
 
-const OPEN = phaseOf(-Infinity, Infinity);
-
 /** `[start, end)` windows merged where they overlap or touch, in order. */
 export function mergeWindows(
   windows: ResolvedDeprecation['brownouts']
@@ -186,10 +184,9 @@ export class DeprecationPolicy {
       : undefined;
   }
 
+  /** The phase of `nowMs`, which is never NaN here: the phases cover every other instant. */
   private _phaseAt(nowMs: number): Phase {
-    for (const phase of this._phases)
-      if (nowMs >= phase.fromMs && nowMs < phase.toMs) return phase;
-    return OPEN;
+    return this._phases.find(p => nowMs >= p.fromMs && nowMs < p.toMs)!;
   }
 
   /** Every phase from the beginning of time to its end, each with its bodies prepared. */

@@ -23,7 +23,7 @@ import type {
   CumulativeMetricChanges,
 } from './decodeCumulative';
 import type { CumulativeKind } from './encodeCumulative';
-import { metricData } from './metricData';
+import { metricData, type RebuiltMetric } from './metricData';
 
 type Value = number | CumulativeHistogram;
 
@@ -48,7 +48,7 @@ interface Instrument {
 
 const SHAPES: Record<
   CumulativeKind,
-  { dataPointType: DataPointType; isMonotonic?: boolean }
+  Pick<RebuiltMetric, 'dataPointType' | 'isMonotonic'>
 > = {
   s: { dataPointType: DataPointType.SUM, isMonotonic: true },
   u: { dataPointType: DataPointType.SUM, isMonotonic: false },

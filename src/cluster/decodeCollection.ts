@@ -12,7 +12,7 @@ import {
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
 import { WIRE_VERSION, type WireKind } from '../reader/clusterWire';
-import { metricData } from './metricData';
+import { metricData, type RebuiltMetric } from './metricData';
 
 /** Bounds of what the primary accepts, well past what the SDK produces. */
 const MAX_ATTRIBUTES = 128;
@@ -161,35 +161,14 @@ function histogram(value: unknown): unknown {
 
 const SHAPES: Record<
   WireKind,
-  {
-    dataPointType: DataPointType;
-    aggregationTemporality: AggregationTemporality;
-    isMonotonic?: boolean;
-  }
+  Pick<RebuiltMetric, 'dataPointType' | 'isMonotonic'>
 > = {
-  s: {
-    dataPointType: DataPointType.SUM,
-    aggregationTemporality: AggregationTemporality.DELTA,
-    isMonotonic: true,
-  },
-  u: {
-    dataPointType: DataPointType.SUM,
-    aggregationTemporality: AggregationTemporality.DELTA,
-    isMonotonic: false,
-  },
-  g: {
-    dataPointType: DataPointType.GAUGE,
-    aggregationTemporality: AggregationTemporality.DELTA,
-  },
-  // An observable up-down counter's last value (see LegacyMetricsReader's selectors).
-  l: {
-    dataPointType: DataPointType.GAUGE,
-    aggregationTemporality: AggregationTemporality.CUMULATIVE,
-  },
-  h: {
-    dataPointType: DataPointType.EXPONENTIAL_HISTOGRAM,
-    aggregationTemporality: AggregationTemporality.DELTA,
-  },
+  s: { dataPointType: DataPointType.SUM, isMonotonic: true },
+  u: { dataPointType: DataPointType.SUM, isMonotonic: false },
+  g: { dataPointType: DataPointType.GAUGE },
+  // An observable up-down counter's last value (see LegacyMetricsReader's selectors): cumulative.
+  l: { dataPointType: DataPointType.GAUGE },
+  h: { dataPointType: DataPointType.EXPONENTIAL_HISTOGRAM },
 };
 
 /** No times on the wire: the store reads none, and one shared pair allocates nothing per point. */
@@ -220,6 +199,10 @@ function metric(
       description: '',
       unit: '',
       integer: isInteger === 1,
+      aggregationTemporality:
+        kind === 'l'
+          ? AggregationTemporality.CUMULATIVE
+          : AggregationTemporality.DELTA,
       ...SHAPES[kind as WireKind],
     },
     dataPoints

@@ -37,6 +37,15 @@ function isTimeout(error: unknown): boolean {
   );
 }
 
+/** Observable up-down counters as last values, every other instrument by the SDK's default. */
+export function observableCountersAsLastValues(
+  type: InstrumentType
+): AggregationOption {
+  return type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
+    ? { type: AggregationType.LAST_VALUE }
+    : { type: AggregationType.DEFAULT };
+}
+
 /**
  * An OpenTelemetry MetricReader that keeps the legacy metric semantics (spirals with a windowed
  * `one`, counters, gauges, windowed histograms) for the `legacyMetricsApi` fastify plugin.
@@ -75,12 +84,10 @@ export class LegacyMetricsReader extends MetricReader {
         type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
           ? AggregationTemporality.CUMULATIVE
           : AggregationTemporality.DELTA,
-      aggregationSelector: type => {
-        if (type === InstrumentType.HISTOGRAM) return histogram;
-        if (type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER)
-          return { type: AggregationType.LAST_VALUE };
-        return { type: AggregationType.DEFAULT };
-      },
+      aggregationSelector: type =>
+        type === InstrumentType.HISTOGRAM
+          ? histogram
+          : observableCountersAsLastValues(type),
       cardinalitySelector: () => resolved.cardinalityLimit,
     });
     if (resolved.cluster) WorkerChannel.check('cluster');

@@ -97,10 +97,9 @@ export class LegacyApiHandler<Req, Rep> {
     const nowMs = this._clocked ? this._mount.reader.now() : 0;
     const route = this._routes.get(url);
     const answer = this._answer(request, reply, route, nowMs);
-    const status =
-      typeof answer === 'number'
-        ? answer
-        : this._refuse(request, reply, answer);
+    if (typeof answer !== 'number')
+      sendErrorWith(this._adapter, request, reply, ...answer);
+    const status = typeof answer === 'number' ? answer : answer[0];
     // The reply was handed to Node synchronously: the duration ends now, as the HTTP
     // instrumentation's `response.end` marks it.
     this.usage?.record(
@@ -171,15 +170,6 @@ export class LegacyApiHandler<Req, Rep> {
     adapter.header(reply, 'content-type', SERIALIZERS[format].contentType);
     adapter.header(reply, 'vary', 'Accept');
     adapter.send(reply, status, body);
-    return status;
-  }
-
-  private _refuse(
-    request: Req,
-    reply: Rep,
-    [status, message, format]: Refusal
-  ): number {
-    sendErrorWith(this._adapter, request, reply, status, message, format);
     return status;
   }
 }

@@ -101,12 +101,8 @@ export class VariantIndex {
       if (entry.since <= gen) catalog.push(name);
     catalog.sort(byCodePoint);
     const global: string[] = [];
-    for (const [name, members] of this.global.members) {
-      const oldest = Array.isArray(members)
-        ? (members as readonly Series[])[0]!
-        : (members as Series);
-      if (oldest.since <= gen) global.push(name);
-    }
+    for (const [name, members] of this.global.members)
+      if (visibleMembers(members, gen).length > 0) global.push(name);
     global.sort(byCodePoint);
     const sorted: SortedNames = Object.freeze({
       groups: Object.freeze([...this.declared, ...discovered]),

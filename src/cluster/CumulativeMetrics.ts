@@ -221,11 +221,9 @@ export class CumulativeMetrics {
         if (values.length === 0) continue;
         value = combine(this._rule(instrument, series.attributes), values);
       } else {
-        value =
-          series.carried === undefined
-            ? undefined
-            : add(undefined, series.carried);
-        for (const v of series.live.values()) value = add(value, v);
+        // add() copies the first value: neither the carried total nor a live value changes.
+        for (const v of [series.carried, ...series.live.values()])
+          if (v !== undefined) value = add(value, v);
         if (value === undefined) continue;
       }
       dataPoints.push({

@@ -200,11 +200,8 @@ export class LegacyMetricsReader extends MetricReader {
       // What was applied is published: with delta temporality, what is not is gone for good.
       await this._served.publish(now, monotonicMs, slicer);
       slicer.end();
-      this._lastTick = Object.freeze({
-        slices: slicer.slices,
-        longestMs: slicer.longestMs,
-        longestCpuMs: slicer.longestCpuMs,
-      });
+      const { slices, longestMs, longestCpuMs } = slicer;
+      this._lastTick = Object.freeze({ slices, longestMs, longestCpuMs });
     }
   }
 

@@ -17,6 +17,7 @@ import {
 import { invalidOption, optionPath, unknownOption } from '../optionValidation';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { xmlSerializer } from '../snapshot/xmlSerializer';
+import type { LegacyFormat } from './contentNegotiation';
 
 /** Deprecation options of the plugin and of the standalone server. */
 export interface LegacyApiDeprecationOptions {
@@ -44,10 +45,8 @@ interface Phase {
   readonly everyMethod: boolean;
 }
 
-export interface GoneBodies {
-  readonly json: Buffer;
-  readonly xml: Buffer;
-}
+/** The 410 bodies, one per format. */
+export type GoneBodies = Readonly<Record<LegacyFormat, Buffer>>;
 
 const DAY_MS = 86_400_000;
 /** The phase `[fromMs, toMs)`: 410 Gone with `message` when given, else answering normally. */

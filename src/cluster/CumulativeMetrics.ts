@@ -9,7 +9,6 @@ import type { Attributes } from '@opentelemetry/api';
 import { getOrMake } from '../getOrMake';
 import {
   AggregationTemporality,
-  DataPointType,
   type MetricData,
   type ResourceMetrics,
   type ScopeMetrics,
@@ -23,7 +22,7 @@ import type {
   CumulativeMetricChanges,
 } from './decodeCumulative';
 import type { CumulativeKind } from './encodeCumulative';
-import { metricData, type RebuiltMetric } from './metricData';
+import { metricData } from './metricData';
 
 type Value = number | CumulativeHistogram;
 
@@ -45,16 +44,6 @@ interface Instrument {
   readonly boundaries: readonly number[];
   readonly series: Map<string, Series>;
 }
-
-const SHAPES: Record<
-  CumulativeKind,
-  Pick<RebuiltMetric, 'dataPointType' | 'isMonotonic'>
-> = {
-  s: { dataPointType: DataPointType.SUM, isMonotonic: true },
-  u: { dataPointType: DataPointType.SUM, isMonotonic: false },
-  g: { dataPointType: DataPointType.GAUGE },
-  x: { dataPointType: DataPointType.HISTOGRAM },
-};
 
 function isLastValue(kind: CumulativeKind): boolean {
   return kind === 'g';
@@ -210,7 +199,6 @@ export class CumulativeMetrics {
   }
 
   private _metricData(instrument: Instrument): MetricData {
-    const shape = SHAPES[instrument.kind];
     const dataPoints = [];
     for (const series of instrument.series.values()) {
       let value: Value | undefined;
@@ -248,7 +236,6 @@ export class CumulativeMetrics {
     return metricData(
       {
         ...instrument,
-        ...shape,
         aggregationTemporality: AggregationTemporality.CUMULATIVE,
       },
       dataPoints

@@ -6,13 +6,12 @@
 import type { Attributes } from '@opentelemetry/api';
 import {
   AggregationTemporality,
-  DataPointType,
   type MetricData,
   type ResourceMetrics,
   type ScopeMetrics,
 } from '@opentelemetry/sdk-metrics';
 import { WIRE_VERSION, type WireKind } from '../reader/clusterWire';
-import { metricData, type RebuiltMetric } from './metricData';
+import { metricData } from './metricData';
 
 /** Bounds of what the primary accepts, well past what the SDK produces. */
 const MAX_ATTRIBUTES = 128;
@@ -159,17 +158,7 @@ function histogram(value: unknown): unknown {
   };
 }
 
-const SHAPES: Record<
-  WireKind,
-  Pick<RebuiltMetric, 'dataPointType' | 'isMonotonic'>
-> = {
-  s: { dataPointType: DataPointType.SUM, isMonotonic: true },
-  u: { dataPointType: DataPointType.SUM, isMonotonic: false },
-  g: { dataPointType: DataPointType.GAUGE },
-  // An observable up-down counter's last value (see LegacyMetricsReader's selectors): cumulative.
-  l: { dataPointType: DataPointType.GAUGE },
-  h: { dataPointType: DataPointType.EXPONENTIAL_HISTOGRAM },
-};
+const KINDS: readonly string[] = ['s', 'u', 'g', 'l', 'h'];
 
 /** No times on the wire: the store reads none, and one shared pair allocates nothing per point. */
 const NO_TIME: readonly [number, number] = Object.freeze([0, 0]);
@@ -181,7 +170,7 @@ function metric(
 ): MetricData {
   const [name, kind, isInteger, points] = array(value, where, 4);
   const metricName = text(name, `${where} name`);
-  if (typeof kind !== 'string' || !Object.hasOwn(SHAPES, kind))
+  if (typeof kind !== 'string' || !KINDS.includes(kind))
     fail(`${where} kind`, 'one of s, u, g, l, h');
   if (isInteger !== 0 && isInteger !== 1) fail(`${where} integer`, '0 or 1');
   const isHistogram = kind === 'h';
@@ -199,11 +188,12 @@ function metric(
       description: '',
       unit: '',
       integer: isInteger === 1,
+      // An observable up-down counter's last value is cumulative (see LegacyMetricsReader's selectors).
       aggregationTemporality:
         kind === 'l'
           ? AggregationTemporality.CUMULATIVE
           : AggregationTemporality.DELTA,
-      ...SHAPES[kind as WireKind],
+      kind: kind as WireKind,
     },
     dataPoints
   );

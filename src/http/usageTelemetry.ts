@@ -34,7 +34,7 @@ interface ConnectionMemo {
   readonly slot: RouteSlot;
 }
 
-/** Where the API is mounted, for route templates, and the clock of the last-request times. */
+/** Where the API is mounted and which variant it serves, for route templates. */
 export interface UsageContext {
   readonly prefix: string;
   readonly variant: Variant;

@@ -42,6 +42,11 @@ export const WARNING_CODES = Object.freeze({
 /** The type every warning of this package has, for `process.on('warning')` handlers. */
 export const WARNING_TYPE = 'LegacyMetricsApiWarning';
 
+/** What a warning says of a thrown value: an Error's message, or the value as text. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Emits one operator warning. With `error`, it reports a fault: diag gets it as an error, with
  * the error itself.

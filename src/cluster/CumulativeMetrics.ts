@@ -6,9 +6,9 @@
  * by the legacy API's per-name rule, and leave with their worker.
  */
 import type { Attributes } from '@opentelemetry/api';
+import { getOrMake } from '../getOrMake';
 import {
   AggregationTemporality,
-  DataPointType,
   type MetricData,
   type ResourceMetrics,
   type ScopeMetrics,
@@ -45,16 +45,6 @@ interface Instrument {
   readonly series: Map<string, Series>;
 }
 
-const SHAPES: Record<
-  CumulativeKind,
-  { dataPointType: DataPointType; isMonotonic?: boolean }
-> = {
-  s: { dataPointType: DataPointType.SUM, isMonotonic: true },
-  u: { dataPointType: DataPointType.SUM, isMonotonic: false },
-  g: { dataPointType: DataPointType.GAUGE },
-  x: { dataPointType: DataPointType.HISTOGRAM },
-};
-
 function isLastValue(kind: CumulativeKind): boolean {
   return kind === 'g';
 }
@@ -76,16 +66,10 @@ function add(total: Value | undefined, value: Value): Value {
 }
 
 function combine(rule: LastValueRule, values: number[]): number {
-  switch (rule) {
-    case 'max':
-      return Math.max(...values);
-    case 'min':
-      return Math.min(...values);
-    case 'average':
-      return values.reduce((a, b) => a + b, 0) / values.length;
-    default:
-      return values.reduce((a, b) => a + b, 0);
-  }
+  if (rule === 'max') return Math.max(...values);
+  if (rule === 'min') return Math.min(...values);
+  const sum = values.reduce((a, b) => a + b, 0);
+  return rule === 'average' ? sum / values.length : sum;
 }
 
 /** Why a worker's metric was not taken: its kind or buckets differ from another worker's. */
@@ -146,12 +130,10 @@ export class CumulativeMetrics {
       const data = this._metricData(instrument);
       if (data.dataPoints.length === 0) continue;
       const key = `${instrument.scope.name}\0${instrument.scope.version ?? ''}`;
-      let scope = scopes.get(key);
-      if (scope === undefined) {
-        scope = { scope: instrument.scope, metrics: [] };
-        scopes.set(key, scope);
-      }
-      scope.metrics.push(data);
+      getOrMake(scopes, key, () => ({
+        scope: instrument.scope,
+        metrics: [],
+      })).metrics.push(data);
     }
     this._collected = { resource, scopeMetrics: [...scopes.values()] };
     return this._collected;
@@ -217,7 +199,6 @@ export class CumulativeMetrics {
   }
 
   private _metricData(instrument: Instrument): MetricData {
-    const shape = SHAPES[instrument.kind];
     const dataPoints = [];
     for (const series of instrument.series.values()) {
       let value: Value | undefined;
@@ -228,11 +209,9 @@ export class CumulativeMetrics {
         if (values.length === 0) continue;
         value = combine(this._rule(instrument, series.attributes), values);
       } else {
-        value =
-          series.carried === undefined
-            ? undefined
-            : add(undefined, series.carried);
-        for (const v of series.live.values()) value = add(value, v);
+        // add() copies the first value: neither the carried total nor a live value changes.
+        for (const v of [series.carried, ...series.live.values()])
+          if (v !== undefined) value = add(value, v);
         if (value === undefined) continue;
       }
       dataPoints.push({
@@ -257,7 +236,6 @@ export class CumulativeMetrics {
     return metricData(
       {
         ...instrument,
-        ...shape,
         aggregationTemporality: AggregationTemporality.CUMULATIVE,
       },
       dataPoints

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { MetricStore } from '../reader/MetricStore';
 import { ServedStore } from '../reader/ServedStore';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import { decodeCollection } from './decodeCollection';
 import {
   resolveAggregatorOptions,
@@ -30,7 +30,7 @@ const MAX_QUEUED_JOBS = 1024;
 interface WorkerState {
   readonly pid: number | undefined;
   /** The last slot in which a message of it was applied. */
-  lastSlot: number;
+  readonly lastSlot: number;
   /** Its last values were dropped for silence; a message brings them back. */
   silent: boolean;
 }
@@ -72,12 +72,8 @@ export class LegacyClusterAggregator extends ServedStore {
     const resolved = resolveAggregatorOptions(options);
     super(new MetricStore(resolved), () => resolved.now());
     this._options = resolved;
-    this._cumulative = new CumulativeMetrics(this._options);
-    this._work = new SerialSlicedWork(
-      this._store,
-      this._options,
-      MAX_QUEUED_JOBS
-    );
+    this._cumulative = new CumulativeMetrics(resolved);
+    this._work = new SerialSlicedWork(this._store, resolved, MAX_QUEUED_JOBS);
     this._ticker = new SlotTicker(
       async () => this._tick(),
       resolved.slotMs,
@@ -126,7 +122,6 @@ export class LegacyClusterAggregator extends ServedStore {
     void this._ticker.stop();
     cluster.off('message', this._onMessage);
     cluster.off('exit', this._onExit);
-    return Promise.resolve();
   }
 
   /** Queues a publication of what was applied so far. */
@@ -156,17 +151,11 @@ export class LegacyClusterAggregator extends ServedStore {
     if (message.type === CUMULATIVE_MESSAGE_TYPE)
       this._receiveCumulative(worker, body);
     else this._receiveCollection(worker, body);
-    const state = this._workers.get(worker.id);
-    if (state === undefined)
-      this._workers.set(worker.id, {
-        pid: worker.process.pid,
-        lastSlot: this._work.currentSlot(),
-        silent: false,
-      });
-    else {
-      state.lastSlot = this._work.currentSlot();
-      state.silent = false;
-    }
+    this._workers.set(worker.id, {
+      pid: worker.process.pid,
+      lastSlot: this._work.currentSlot(),
+      silent: false,
+    });
   }
 
   private _receiveCumulative(worker: Worker, body: string): void {
@@ -217,10 +206,7 @@ export class LegacyClusterAggregator extends ServedStore {
     try {
       return decode(body);
     } catch (error) {
-      this._drop(
-        worker,
-        error instanceof Error ? error.message : String(error)
-      );
+      this._drop(worker, errorText(error));
       return undefined;
     }
   }

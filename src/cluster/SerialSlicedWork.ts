@@ -33,12 +33,9 @@ export class SerialSlicedWork {
     return this._slot;
   }
 
-  /** The slot now, on the monotonic clock (for bookkeeping; the window moves only in jobs). */
-  currentSlot(): number {
-    return Math.max(
-      this._slot,
-      Math.floor(this._options.monotonicNow() / this._options.slotMs)
-    );
+  /** The slot at `monotonicMs`, by default now (for bookkeeping; the window moves only in jobs). */
+  currentSlot(monotonicMs = this._options.monotonicNow()): number {
+    return Math.max(this._slot, Math.floor(monotonicMs / this._options.slotMs));
   }
 
   /**
@@ -70,10 +67,7 @@ export class SerialSlicedWork {
   /** In a job: slides the window to the current slot, in slices; returns the monotonic time read. */
   async advance(slicer: Slicer): Promise<number> {
     const monotonicMs = this._options.monotonicNow();
-    const slot = Math.max(
-      this._slot,
-      Math.floor(monotonicMs / this._options.slotMs)
-    );
+    const slot = this.currentSlot(monotonicMs);
     if (slot !== this._slot) {
       this._slot = slot;
       await this._store.expireSliced(slot, slicer);

@@ -2,17 +2,11 @@
  * The primary's Prometheus exposition: the aggregator's combined cumulative state, written by
  * the official exporter's own serializer, so that it reads exactly as one process's exporter.
  */
-import type { ServerResponse } from 'node:http';
 import type * as PrometheusModule from '@opentelemetry/exporter-prometheus';
 import type { Resource } from '@opentelemetry/resources';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { loadOptionalPeer } from '../provider/optionalPeer';
 import type { LegacyClusterAggregator } from './LegacyClusterAggregator';
-
-/** What `servePrometheus` needs of an exporter: a request handler. */
-export interface ExpositionHandler {
-  getMetricsRequestHandler(request: unknown, response: ServerResponse): void;
-}
 
 /**
  * A handler that answers with the aggregator's exposition; the text is serialized once per
@@ -21,7 +15,7 @@ export interface ExpositionHandler {
 export function clusterPrometheusExposition(
   aggregator: LegacyClusterAggregator,
   resource: Resource
-): ExpositionHandler {
+): Pick<PrometheusModule.PrometheusExporter, 'getMetricsRequestHandler'> {
   const { PrometheusSerializer } = loadOptionalPeer<typeof PrometheusModule>(
     '@opentelemetry/exporter-prometheus',
     'prometheus',

@@ -6,10 +6,7 @@
 import { diag } from '@opentelemetry/api';
 import {
   AggregationTemporality,
-  AggregationType,
-  InstrumentType,
   MetricReader,
-  type AggregationOption,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import {
@@ -18,6 +15,7 @@ import {
   positiveIntegerOption,
 } from '../optionValidation';
 import { CUMULATIVE_MESSAGE_TYPE } from '../reader/clusterWire';
+import { observableCountersAsLastValues } from '../reader/LegacyMetricsReader';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
 import { SlotTicker } from '../reader/slotClock';
 import { sendToPrimary, WorkerChannel } from '../reader/WorkerChannel';
@@ -53,6 +51,9 @@ class ClusterCumulativeReader extends MetricReader {
   constructor(intervalMs: number, cardinalityLimit: number) {
     super({
       aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE,
+      // As last values, observable up-down counters have the same value and exposition (a gauge)
+      // as the exporter's cumulative sums, and the primary combines them as gauges, told from the
+      // instrument type here rather than from the collected data, which does not carry it.
       aggregationSelector: observableCountersAsLastValues,
       cardinalitySelector: () => cardinalityLimit,
     });
@@ -102,19 +103,6 @@ class ClusterCumulativeReader extends MetricReader {
   }
 }
 
-/**
- * Observable up-down counters as last values: the same value and the same exposition (a gauge)
- * as the exporter's cumulative sum, and the kind the primary combines as a gauge, told from the
- * instrument type here rather than from the collected data, which does not carry it.
- */
-function observableCountersAsLastValues(
-  type: InstrumentType
-): AggregationOption {
-  return type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
-    ? { type: AggregationType.LAST_VALUE }
-    : { type: AggregationType.DEFAULT };
-}
-
 const OPTION_KEYS = ['intervalMs', 'cardinalityLimit'];
 
 /**
@@ -130,13 +118,12 @@ export function createClusterPrometheusReader(
   checkOptionObject(path, options, OPTION_KEYS);
   WorkerChannel.check(path === '' ? 'createClusterPrometheusReader' : path);
   const at = (key: string): string => optionPath(path, key);
-  const intervalMs = positiveIntegerOption(
-    at('intervalMs'),
-    options.intervalMs,
-    DEFAULT_READER_OPTIONS.slotMs
-  );
   return new ClusterCumulativeReader(
-    intervalMs,
+    positiveIntegerOption(
+      at('intervalMs'),
+      options.intervalMs,
+      DEFAULT_READER_OPTIONS.slotMs
+    ),
     positiveIntegerOption(
       at('cardinalityLimit'),
       options.cardinalityLimit,

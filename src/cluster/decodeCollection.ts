@@ -6,7 +6,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import {
   AggregationTemporality,
-  DataPointType,
   type MetricData,
   type ResourceMetrics,
   type ScopeMetrics,
@@ -159,38 +158,7 @@ function histogram(value: unknown): unknown {
   };
 }
 
-const SHAPES: Record<
-  WireKind,
-  {
-    dataPointType: DataPointType;
-    aggregationTemporality: AggregationTemporality;
-    isMonotonic?: boolean;
-  }
-> = {
-  s: {
-    dataPointType: DataPointType.SUM,
-    aggregationTemporality: AggregationTemporality.DELTA,
-    isMonotonic: true,
-  },
-  u: {
-    dataPointType: DataPointType.SUM,
-    aggregationTemporality: AggregationTemporality.DELTA,
-    isMonotonic: false,
-  },
-  g: {
-    dataPointType: DataPointType.GAUGE,
-    aggregationTemporality: AggregationTemporality.DELTA,
-  },
-  // An observable up-down counter's last value (see LegacyMetricsReader's selectors).
-  l: {
-    dataPointType: DataPointType.GAUGE,
-    aggregationTemporality: AggregationTemporality.CUMULATIVE,
-  },
-  h: {
-    dataPointType: DataPointType.EXPONENTIAL_HISTOGRAM,
-    aggregationTemporality: AggregationTemporality.DELTA,
-  },
-};
+const KINDS: readonly string[] = ['s', 'u', 'g', 'l', 'h'];
 
 /** No times on the wire: the store reads none, and one shared pair allocates nothing per point. */
 const NO_TIME: readonly [number, number] = Object.freeze([0, 0]);
@@ -202,7 +170,7 @@ function metric(
 ): MetricData {
   const [name, kind, isInteger, points] = array(value, where, 4);
   const metricName = text(name, `${where} name`);
-  if (typeof kind !== 'string' || !Object.hasOwn(SHAPES, kind))
+  if (typeof kind !== 'string' || !KINDS.includes(kind))
     fail(`${where} kind`, 'one of s, u, g, l, h');
   if (isInteger !== 0 && isInteger !== 1) fail(`${where} integer`, '0 or 1');
   const isHistogram = kind === 'h';
@@ -220,7 +188,12 @@ function metric(
       description: '',
       unit: '',
       integer: isInteger === 1,
-      ...SHAPES[kind as WireKind],
+      // An observable up-down counter's last value is cumulative (see LegacyMetricsReader's selectors).
+      aggregationTemporality:
+        kind === 'l'
+          ? AggregationTemporality.CUMULATIVE
+          : AggregationTemporality.DELTA,
+      kind: kind as WireKind,
     },
     dataPoints
   );

@@ -13,6 +13,7 @@ import {
   integer,
   MAX_BUCKETS,
   readPoints,
+  text,
   wireNumber,
   type AttributeTable,
 } from './decodeCollection';
@@ -98,8 +99,7 @@ function metric(
     where,
     7
   );
-  if (typeof name !== 'string' || name === '')
-    fail(`${where} name`, 'a non-empty string');
+  const metricName = text(name, `${where} name`);
   if (typeof kind !== 'string' || !KINDS.includes(kind))
     fail(`${where} kind`, 'one of s, u, g, x');
   if (isInteger !== 0 && isInteger !== 1) fail(`${where} integer`, '0 or 1');
@@ -110,7 +110,7 @@ function metric(
   if (kind !== 'x' && bounds !== null) fail(`${where} boundaries`, 'null');
   const buckets = kind === 'x' ? boundaries.length + 1 : 0;
   return {
-    name,
+    name: metricName,
     kind: kind as CumulativeKind,
     integer: isInteger === 1,
     description,

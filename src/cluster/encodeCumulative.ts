@@ -7,6 +7,7 @@
  * value changed since the last message are in it.
  */
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { getOrMake } from '../getOrMake';
 import {
   AttributeKeys,
   AttributeTableBuilder,
@@ -71,12 +72,7 @@ export class SentValues {
 
   /** The series of one metric, by key. */
   metric(key: string): Map<string, number | SentHistogram> {
-    let series = this._metrics.get(key);
-    if (series === undefined) {
-      series = new Map();
-      this._metrics.set(key, series);
-    }
-    return series;
+    return getOrMake(this._metrics, key, () => new Map());
   }
 }
 

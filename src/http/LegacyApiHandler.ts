@@ -94,18 +94,15 @@ export class LegacyApiHandler<Req, Rep> {
    * duration. The answer and the record share one reading of the reader's clock.
    */
   handle(request: Req, reply: Rep, url: string, arrivalMs: number): void {
-    const { reader } = this._mount;
-    const usage = this.usage;
-    const nowMs = this._clocked ? reader.now() : 0;
+    const nowMs = this._clocked ? this._mount.reader.now() : 0;
     const route = this._routes.get(url);
     const answer = this._answer(request, reply, route, nowMs);
-    const status =
-      typeof answer === 'number'
-        ? answer
-        : this._refuse(request, reply, answer);
+    if (typeof answer !== 'number')
+      sendErrorWith(this._adapter, request, reply, ...answer);
+    const status = typeof answer === 'number' ? answer : answer[0];
     // The reply was handed to Node synchronously: the duration ends now, as the HTTP
     // instrumentation's `response.end` marks it.
-    usage?.record(
+    this.usage?.record(
       request,
       this._adapter,
       status,
@@ -125,7 +122,6 @@ export class LegacyApiHandler<Req, Rep> {
     const adapter = this._adapter;
     const { reader, variant } = this._mount;
     const deprecation = this._deprecation;
-    const inBand = this._inBand;
     const raw = adapter.raw(request);
     const method = raw.method ?? 'GET';
     const format = negotiate(raw.headers.accept);
@@ -159,8 +155,7 @@ export class LegacyApiHandler<Req, Rep> {
     if (status !== 'serving') return [503, this._unavailable[status], format];
     if (route.kind === 'malformed')
       return [400, 'malformed percent-encoding in the path', format];
-    const snapshot =
-      inBand === undefined ? reader.snapshot : inBand.decorate(reader.snapshot);
+    const snapshot = this._inBand?.decorate(reader.snapshot) ?? reader.snapshot;
     const response = snapshot.respond(variant, route, SERIALIZERS[format]);
     return this._send(reply, response.status, response.body, format);
   }
@@ -175,15 +170,6 @@ export class LegacyApiHandler<Req, Rep> {
     adapter.header(reply, 'content-type', SERIALIZERS[format].contentType);
     adapter.header(reply, 'vary', 'Accept');
     adapter.send(reply, status, body);
-    return status;
-  }
-
-  private _refuse(
-    request: Req,
-    reply: Rep,
-    [status, message, format]: Refusal
-  ): number {
-    sendErrorWith(this._adapter, request, reply, status, message, format);
     return status;
   }
 }

@@ -4,6 +4,7 @@
  * beyond `maxClients`, new clients are counted together as `other`.
  */
 import type { Attributes } from '@opentelemetry/api';
+import { getOrMake } from '../getOrMake';
 import { identifyClient, OTHER_CLIENT } from './clientIdentity';
 import { NewClientWarnings } from './newClientWarnings';
 
@@ -85,21 +86,15 @@ export class ClientTable {
 
   /** The slot of `client` on `route` with `status`. */
   slot(client: Client, route: string, status: number): RouteSlot {
-    const key = `${status} ${route}`;
-    let slot = client.routes.get(key);
-    if (slot === undefined) {
-      slot = {
-        attributes: {
-          ...client.attributes,
-          'http.response.status_code': status,
-          'http.route': route,
-        },
-        count: 0,
-        lastMs: 0,
-      };
-      client.routes.set(key, slot);
-    }
-    return slot;
+    return getOrMake(client.routes, `${status} ${route}`, () => ({
+      attributes: {
+        ...client.attributes,
+        'http.response.status_code': status,
+        'http.route': route,
+      },
+      count: 0,
+      lastMs: 0,
+    }));
   }
 
   /** Every slot of every client. */

@@ -17,6 +17,7 @@ import {
 import { invalidOption, optionPath, unknownOption } from '../optionValidation';
 import { jsonSerializer } from '../snapshot/jsonSerializer';
 import { xmlSerializer } from '../snapshot/xmlSerializer';
+import type { LegacyFormat } from './contentNegotiation';
 
 /** Deprecation options of the plugin and of the standalone server. */
 export interface LegacyApiDeprecationOptions {
@@ -44,10 +45,8 @@ interface Phase {
   readonly everyMethod: boolean;
 }
 
-export interface GoneBodies {
-  readonly json: Buffer;
-  readonly xml: Buffer;
-}
+/** The 410 bodies, one per format. */
+export type GoneBodies = Readonly<Record<LegacyFormat, Buffer>>;
 
 const DAY_MS = 86_400_000;
 /** The phase `[fromMs, toMs)`: 410 Gone with `message` when given, else answering normally. */
@@ -66,8 +65,6 @@ function phaseOf(
         };
   return { fromMs, toMs, gone, everyMethod };
 }
-
-const OPEN = phaseOf(-Infinity, Infinity);
 
 /** `[start, end)` windows merged where they overlap or touch, in order. */
 export function mergeWindows(
@@ -181,16 +178,14 @@ export class DeprecationPolicy {
       this._current = phase;
       this._onPhaseChange?.(nowMs);
     }
-    if (phase.gone === undefined) return undefined;
-    if (!phase.everyMethod && method !== 'GET' && method !== 'HEAD')
-      return undefined;
-    return phase.gone;
+    return phase.everyMethod || method === 'GET' || method === 'HEAD'
+      ? phase.gone
+      : undefined;
   }
 
+  /** The phase of `nowMs`, which is never NaN here: the phases cover every other instant. */
   private _phaseAt(nowMs: number): Phase {
-    for (const phase of this._phases)
-      if (nowMs >= phase.fromMs && nowMs < phase.toMs) return phase;
-    return OPEN;
+    return this._phases.find(p => nowMs >= p.fromMs && nowMs < p.toMs)!;
   }
 
   /** Every phase from the beginning of time to its end, each with its bodies prepared. */

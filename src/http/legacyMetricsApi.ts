@@ -71,26 +71,23 @@ export async function legacyApiRoutes(
   const { prefix } = fastify;
   const handler = new LegacyApiHandler(options, prefix, FASTIFY_ADAPTER);
   const { usage, announcer } = handler;
-  if (announcer !== undefined) {
+  if (announcer !== undefined)
     fastify.addHook('onReady', done => {
       announcer.start();
       done();
     });
-    fastify.addHook('onClose', (_instance, done) => {
-      announcer.stop();
-      done();
-    });
-  }
   if (usage !== undefined) {
     // Only the API's requests pay for the stamp: the hook is in the plugin's own context.
     fastify.decorateRequest(ARRIVAL, 0);
     fastify.addHook('onRequest', stampArrival);
     usage.start();
+  }
+  if (announcer !== undefined || usage !== undefined)
     fastify.addHook('onClose', (_instance, done) => {
-      usage.stop();
+      announcer?.stop();
+      usage?.stop();
       done();
     });
-  }
   const serve = (request: FastifyRequest, reply: FastifyReply): void =>
     handler.handle(
       request,

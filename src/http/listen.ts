@@ -208,20 +208,6 @@ export function hostPort(address: string, port: number): string {
   return isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** Warns that a listener has no authentication when it is reachable from other machines. */
-export function warnIfExposed(
-  what: string,
-  address: string,
-  port: number
-): void {
-  if (isLoopbackAddress(address)) return;
-  emitLegacyWarning(
-    WARNING_CODES.exposed,
-    `${what} bound to ${hostPort(address, port)}: it has no authentication, so anyone who can reach ` +
-      'this address can read every metric; bind to loopback or restrict access with a firewall'
-  );
-}
-
 /**
  * Binds `app` and resolves to the address and port actually bound, after warning when that is
  * beyond loopback. A bind failure becomes a {@link ListenError} whose message starts with `where`;
@@ -249,6 +235,12 @@ export async function listenApp(
     typeof bound === 'object' && bound !== null
       ? { address: bound.address, port: bound.port }
       : { address, port };
-  warnIfExposed(what, result.address, result.port);
+  // The API has no authentication: a listener other machines can reach is worth a warning.
+  if (!isLoopbackAddress(result.address))
+    emitLegacyWarning(
+      WARNING_CODES.exposed,
+      `${what} bound to ${hostPort(result.address, result.port)}: it has no authentication, so anyone who can reach ` +
+        'this address can read every metric; bind to loopback or restrict access with a firewall'
+    );
   return result;
 }

@@ -116,11 +116,9 @@ function resolveConfig(
   config: unknown,
   options: unknown
 ): { listeners: readonly unknown[]; file: string | undefined } {
-  checkOptionObject('options', options ?? {}, ['file', ...SHARED_OPTION_KEYS]);
-  const file = nonEmptyStringOption(
-    'options.file',
-    (options as LegacyMetricsListenersOptions | undefined)?.file
-  );
+  const given = options ?? {};
+  checkOptionObject('options', given, ['file', ...SHARED_OPTION_KEYS]);
+  const file = nonEmptyStringOption('options.file', given['file']);
   if (Array.isArray(config)) return { listeners: config, file };
   if (isPlainObject(config) && Array.isArray(config['listeners'])) {
     checkOptionObject('config', config, CONFIG_KEYS);

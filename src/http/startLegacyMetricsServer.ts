@@ -16,7 +16,6 @@ import {
 } from './deprecation';
 import { resolveSharedApiOptions } from './legacyApiOptions';
 import { ANY_HOST } from './hostConstraint';
-import { baseUrl } from './listen';
 import {
   maxConnectionsOption,
   resolveTimeouts,
@@ -147,7 +146,7 @@ export async function startLegacyMetricsServer(
   );
   const listener = started.listeners[0]!;
   return {
-    url: baseUrl(listener.address, listener.port),
+    url: listener.url,
     address: listener.address,
     port: listener.port,
     close: started.close,

@@ -8,6 +8,7 @@
  */
 import { metrics, type MeterProvider } from '@opentelemetry/api';
 import type { Variant } from '../attributes';
+import { getOrMake } from '../getOrMake';
 import { routeTemplate, type LegacyRoute } from '../route/legacyRoute';
 import { ClientTable, type Client, type RouteSlot } from './clientTable';
 import type { RequestReader } from './httpAdapter';
@@ -33,7 +34,7 @@ interface ConnectionMemo {
   readonly slot: RouteSlot;
 }
 
-/** Where the API is mounted, for route templates, and the clock of the last-request times. */
+/** Where the API is mounted and which variant it serves, for route templates. */
 export interface UsageContext {
   readonly prefix: string;
   readonly variant: Variant;
@@ -107,10 +108,8 @@ export class UsageTelemetry {
     seconds: number
   ): void {
     const raw = reader.raw(request);
-    const socket = raw.socket;
+    const { socket, url, method } = raw;
     const userAgent = raw.headers['user-agent'];
-    const url = raw.url;
-    const method = raw.method;
     this._clients.warnings.tick(nowMs);
     let memo = this._connections.get(socket);
     if (
@@ -165,18 +164,14 @@ export class UsageTelemetry {
     scheme: () => string
   ): DurationSeries {
     const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : '_OTHER';
-    const key = `${method} ${status} ${route}`;
-    let series = this._durations.get(key);
-    if (series === undefined) {
-      // Keys in sorted order: the SDK sorts them on every record, and sorted input sorts fastest.
-      series = this._instruments.series({
+    // Keys in sorted order: the SDK sorts them on every record, and sorted input sorts fastest.
+    return getOrMake(this._durations, `${method} ${status} ${route}`, () =>
+      this._instruments.series({
         'http.request.method': method,
         'http.response.status_code': status,
         'http.route': route,
         'url.scheme': scheme(),
-      });
-      this._durations.set(key, series);
-    }
-    return series;
+      })
+    );
   }
 }

@@ -8,7 +8,7 @@ import {
   type AggregationOption,
 } from '@opentelemetry/sdk-metrics';
 import type { Snapshot } from '../snapshot/Snapshot';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
 import { ServedStore, type ServingStatus } from './ServedStore';
 import { WorkerChannel } from './WorkerChannel';
@@ -35,6 +35,15 @@ function isTimeout(error: unknown): boolean {
     error instanceof TimeoutError ||
     (error instanceof Error && error.message === 'Operation timed out.')
   );
+}
+
+/** Observable up-down counters as last values, every other instrument by the SDK's default. */
+export function observableCountersAsLastValues(
+  type: InstrumentType
+): AggregationOption {
+  return type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
+    ? { type: AggregationType.LAST_VALUE }
+    : { type: AggregationType.DEFAULT };
 }
 
 /**
@@ -75,12 +84,10 @@ export class LegacyMetricsReader extends MetricReader {
         type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER
           ? AggregationTemporality.CUMULATIVE
           : AggregationTemporality.DELTA,
-      aggregationSelector: type => {
-        if (type === InstrumentType.HISTOGRAM) return histogram;
-        if (type === InstrumentType.OBSERVABLE_UP_DOWN_COUNTER)
-          return { type: AggregationType.LAST_VALUE };
-        return { type: AggregationType.DEFAULT };
-      },
+      aggregationSelector: type =>
+        type === InstrumentType.HISTOGRAM
+          ? histogram
+          : observableCountersAsLastValues(type),
       cardinalitySelector: () => resolved.cardinalityLimit,
     });
     if (resolved.cluster) WorkerChannel.check('cluster');
@@ -193,11 +200,8 @@ export class LegacyMetricsReader extends MetricReader {
       // What was applied is published: with delta temporality, what is not is gone for good.
       await this._served.publish(now, monotonicMs, slicer);
       slicer.end();
-      this._lastTick = Object.freeze({
-        slices: slicer.slices,
-        longestMs: slicer.longestMs,
-        longestCpuMs: slicer.longestCpuMs,
-      });
+      const { slices, longestMs, longestCpuMs } = slicer;
+      this._lastTick = Object.freeze({ slices, longestMs, longestCpuMs });
     }
   }
 
@@ -208,7 +212,7 @@ export class LegacyMetricsReader extends MetricReader {
         timeouts++;
         continue;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       this._warnings.warn(
         `error:${message}`,
         WARNING_CODES.collectError,

@@ -5,13 +5,6 @@ import type { ResolvedReaderOptions } from './options';
 import type { RecordTableEditor } from './RecordTable';
 import { NameTotals } from './series';
 
-const KIND_ARTICLE = {
-  spiral: 'a spiral',
-  counter: 'a counter',
-  gauge: 'a gauge',
-  histogram: 'a histogram',
-} as const;
-
 /**
  * The legacy names served, each with what its series share. A name belongs to the kind of the
  * first instrument that gave it: the series of one kind combine by one rule, those of two kinds
@@ -39,7 +32,7 @@ export class LegacyNameTable {
     name: string,
     gen: number
   ): NameTotals | null {
-    const origin = `${describeInstrument(instrument)} (${KIND_ARTICLE[instrument.kind]})`;
+    const origin = `${describeInstrument(instrument)} (a ${instrument.kind})`;
     let totals = this.totals.get(name);
     if (totals === undefined) {
       totals = new NameTotals(instrument.kind, instrument.integer, gen, origin);

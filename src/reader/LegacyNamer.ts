@@ -5,7 +5,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import { HOST_ATTRIBUTE, HOST_TYPE_ATTRIBUTE } from '../attributes';
-import { WARNING_CODES, type WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, type WarnOnce } from '../warnings';
 import type { InstrumentState } from './instruments';
 import { defaultLegacyName, placementName } from './naming';
 import type { LegacyNameFunction, ResolvedReaderOptions } from './options';
@@ -25,10 +25,6 @@ export interface SeriesPlace {
 /** `instrument sent of meter "app"`: how warnings name an instrument. */
 export function describeInstrument(instrument: InstrumentState): string {
   return `instrument ${instrument.name} of meter ${JSON.stringify(instrument.scope.name)}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Decides the place of each new attribute set. */

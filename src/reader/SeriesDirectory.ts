@@ -1,5 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import { VARIANTS, type Variant } from '../attributes';
+import { getOrMake } from '../getOrMake';
 import type { Binding, InstrumentState } from './instruments';
 import type { LegacyNamer, SeriesPlace } from './LegacyNamer';
 import type { LegacyNameTable } from './LegacyNameTable';
@@ -17,12 +18,7 @@ import type { VariantIndex } from './VariantIndex';
 const NO_HOST_TYPE = '\u0000';
 
 function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
-  let inner = map.get(key);
-  if (inner === undefined) {
-    inner = new Map();
-    map.set(key, inner);
-  }
-  return inner;
+  return getOrMake(map, key, () => new Map());
 }
 
 function createSeries(

@@ -1,3 +1,4 @@
+import { getOrMake } from '../getOrMake';
 import { groupAlias } from '../route/legacyRoute';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { SortedNames } from '../snapshot/Snapshot';
@@ -100,12 +101,8 @@ export class VariantIndex {
       if (entry.since <= gen) catalog.push(name);
     catalog.sort(byCodePoint);
     const global: string[] = [];
-    for (const [name, members] of this.global.members) {
-      const oldest = Array.isArray(members)
-        ? (members as readonly Series[])[0]!
-        : (members as Series);
-      if (oldest.since <= gen) global.push(name);
-    }
+    for (const [name, members] of this.global.members)
+      if (visibleMembers(members, gen).length > 0) global.push(name);
     global.sort(byCodePoint);
     const sorted: SortedNames = Object.freeze({
       groups: Object.freeze([...this.declared, ...discovered]),
@@ -124,17 +121,14 @@ export class VariantIndex {
 
   /** The group named `name`, added in generation `gen` if new. */
   group(name: string, gen: number): Group {
-    let group = this.groups.get(name);
-    if (group === undefined) {
-      group = new Group(name, gen);
-      this.groups.set(name, group);
+    return getOrMake(this.groups, name, () => {
       if (name.includes(' ')) {
         const alias = groupAlias(name);
         if (!this.aliases.has(alias)) this.aliases.set(alias, name);
       }
       this.structureGen = gen;
-    }
-    return group;
+      return new Group(name, gen);
+    });
   }
 
   /** A group by its URL segment as of generation `gen`: the exact name first, then the underscore spelling. */

@@ -8,7 +8,7 @@ import cluster from 'node:cluster';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { invalidOption } from '../optionValidation';
 import type { MeterFilter } from './meterSelection';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import {
   AttributeKeys,
   CLUSTER_MESSAGE_TYPE,
@@ -23,10 +23,6 @@ export const MAX_QUEUED_MESSAGES = 8;
 
 const outboxWarnings = new WarnOnce();
 let queued = 0;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function who(): string {
   return `cluster worker ${cluster.worker?.id ?? '?'} (pid ${process.pid})`;

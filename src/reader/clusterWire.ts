@@ -27,12 +27,6 @@ export const CUMULATIVE_MESSAGE_TYPE = 'otel-legacy-metrics-api/cumulative';
 /** The version of the body's layout. */
 export const WIRE_VERSION = 2;
 
-/** The IPC message: the body as text, measured before it is parsed. */
-export interface ClusterMessage {
-  readonly type: typeof CLUSTER_MESSAGE_TYPE;
-  readonly body: string;
-}
-
 /**
  * What an instrument is on the wire: `s` monotonic sum (spiral), `u` up-down sum, `g` gauge,
  * `l` an observable up-down counter's last value, `h` exponential histogram.

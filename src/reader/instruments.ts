@@ -7,6 +7,7 @@
 import { ValueType, type Attributes } from '@opentelemetry/api';
 import { DataPointType, type MetricData } from '@opentelemetry/sdk-metrics';
 import { HOST_TYPE_ATTRIBUTE } from '../attributes';
+import { getOrMake } from '../getOrMake';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { metricShape, type KindsByShape } from './metricShape';
@@ -124,23 +125,17 @@ export class InstrumentRegistry {
   meter(scope: MeterScope, source = ''): MeterState | null {
     const key =
       source === '' ? scopeKey(scope) : `${source}\u0002${scopeKey(scope)}`;
-    let state = this._meters.get(key);
-    if (state === undefined) {
-      state = this._filter.serves(scope.name)
+    return getOrMake(this._meters, key, () => {
+      if (source !== '')
+        getOrMake(this._sourceKeys, source, () => []).push(key);
+      return this._filter.serves(scope.name)
         ? {
             scope: scopeOf(scope),
             instruments: new Map(),
             fromWorker: source !== '',
           }
         : null;
-      this._meters.set(key, state);
-      if (source !== '') {
-        const keys = this._sourceKeys.get(source);
-        if (keys === undefined) this._sourceKeys.set(source, [key]);
-        else keys.push(key);
-      }
-    }
-    return state;
+    });
   }
 
   /** Forgets every instrument of `source`, returning the sources of last values it fed. */
@@ -170,11 +165,7 @@ export class InstrumentRegistry {
     const name = metric.descriptor.name;
     const kind = KINDS[metricShape(metric)];
     if (kind === undefined) return 'explicitBuckets';
-    let list = meter.instruments.get(name);
-    if (list === undefined) {
-      list = [];
-      meter.instruments.set(name, list);
-    }
+    const list = getOrMake(meter.instruments, name, () => []);
     for (const known of list) if (known.kind === kind) return known;
     const lastValue = metric.dataPointType === DataPointType.GAUGE;
     const state: InstrumentState = {

@@ -44,10 +44,9 @@ const EXPECTED_PATTERNS =
   'an array of meter names (non-empty strings) and patterns (RegExps)';
 
 function matches(patterns: readonly MeterPattern[], name: string): boolean {
-  for (const pattern of patterns)
-    if (typeof pattern === 'string' ? pattern === name : pattern.test(name))
-      return true;
-  return false;
+  return patterns.some(pattern =>
+    typeof pattern === 'string' ? pattern === name : pattern.test(name)
+  );
 }
 
 /**

@@ -168,6 +168,14 @@ export const READER_OPTION_NAMES: readonly string[] = [
   'slicePoints',
 ];
 
+/** The options that are positive integers with a default. */
+type PositiveIntegerKey =
+  | 'slotMs'
+  | 'windowMs'
+  | 'histogramMaxBuckets'
+  | 'cardinalityLimit'
+  | 'sliceMs';
+
 function nameList(path: string, value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value))
@@ -193,23 +201,15 @@ export function resolveReaderOptions(
 ): ResolvedReaderOptions {
   const at = (key: string): string => optionPath(path, key);
   checkOptionObject(path, options, READER_OPTION_NAMES);
-  const slotMs = positiveIntegerOption(
-    at('slotMs'),
-    options.slotMs,
-    DEFAULT_READER_OPTIONS.slotMs
-  );
-  const windowMs = positiveIntegerOption(
-    at('windowMs'),
-    options.windowMs,
-    DEFAULT_READER_OPTIONS.windowMs
-  );
+  const positive = (key: PositiveIntegerKey): number =>
+    positiveIntegerOption(at(key), options[key], DEFAULT_READER_OPTIONS[key]);
+  const flag = (key: 'allMetricsAreGlobal' | 'cluster'): boolean =>
+    booleanOption(at(key), options[key], DEFAULT_READER_OPTIONS[key]);
+  const slotMs = positive('slotMs');
+  const windowMs = positive('windowMs');
   if (windowMs % slotMs !== 0)
     invalidOption(at('windowMs'), windowMs, `a multiple of slotMs (${slotMs})`);
-  const histogramMaxBuckets = positiveIntegerOption(
-    at('histogramMaxBuckets'),
-    options.histogramMaxBuckets,
-    DEFAULT_READER_OPTIONS.histogramMaxBuckets
-  );
+  const histogramMaxBuckets = positive('histogramMaxBuckets');
   if (histogramMaxBuckets < 2)
     invalidOption(at('histogramMaxBuckets'), histogramMaxBuckets, 'at least 2');
   // A test's clock drives the window too, unless the test gives the window a clock of its own.
@@ -219,22 +219,14 @@ export function resolveReaderOptions(
       nameList(at('hostTypes'), options.hostTypes) ??
       DEFAULT_READER_OPTIONS.hostTypes,
     hosts: nameList(at('hosts'), options.hosts),
-    allMetricsAreGlobal: booleanOption(
-      at('allMetricsAreGlobal'),
-      options.allMetricsAreGlobal,
-      DEFAULT_READER_OPTIONS.allMetricsAreGlobal
-    ),
+    allMetricsAreGlobal: flag('allMetricsAreGlobal'),
     windowMs,
     slotMs,
     legacyName: functionOption<LegacyNameFunction>(
       at('legacyName'),
       options.legacyName
     ),
-    cardinalityLimit: positiveIntegerOption(
-      at('cardinalityLimit'),
-      options.cardinalityLimit,
-      DEFAULT_READER_OPTIONS.cardinalityLimit
-    ),
+    cardinalityLimit: positive('cardinalityLimit'),
     meters: MeterFilter.resolve(at('meters'), options.meters),
     histogramMaxBuckets,
     now: now ?? Date.now,
@@ -242,19 +234,12 @@ export function resolveReaderOptions(
       functionOption<() => number>(at('monotonicNow'), options.monotonicNow) ??
       now ??
       steadyNow,
-    cluster: booleanOption(
-      at('cluster'),
-      options.cluster,
-      DEFAULT_READER_OPTIONS.cluster
+    cluster: flag('cluster'),
+    sliceMs: positive('sliceMs'),
+    slicePoints: positiveIntegerOption(
+      at('slicePoints'),
+      options.slicePoints,
+      Infinity
     ),
-    sliceMs: positiveIntegerOption(
-      at('sliceMs'),
-      options.sliceMs,
-      DEFAULT_READER_OPTIONS.sliceMs
-    ),
-    slicePoints:
-      options.slicePoints === undefined
-        ? Infinity
-        : positiveIntegerOption(at('slicePoints'), options.slicePoints, 1),
   });
 }

@@ -55,13 +55,10 @@ export interface SnapshotContent {
   total(name: string): LegacyValue | undefined;
 }
 
-const LISTING_KEY: Record<Variant, string> = {
-  host_type: 'host_types',
-  host: 'hosts',
-};
-const GROUP_NOUN: Record<Variant, string> = {
-  host_type: 'host type',
-  host: 'host',
+/** How a variant's listing names its groups, and how a message names one. */
+const GROUP_WORDS: Record<Variant, { listingKey: string; noun: string }> = {
+  host_type: { listingKey: 'host_types', noun: 'host type' },
+  host: { listingKey: 'hosts', noun: 'host' },
 };
 
 /**
@@ -158,7 +155,7 @@ export class Snapshot {
         const names = content.names(variant);
         return ok(
           serializer.listing(
-            LISTING_KEY[variant],
+            GROUP_WORDS[variant].listingKey,
             names.groups,
             names.listedCatalog,
             names.listedGlobal
@@ -182,7 +179,7 @@ export class Snapshot {
           `no global metric named ${JSON.stringify(route.metric)}`
         );
     }
-    const noun = GROUP_NOUN[variant];
+    const { noun } = GROUP_WORDS[variant];
     const named = `no ${noun} named ${JSON.stringify(route.group)}`;
     if (content.allMetricsAreGlobal)
       return notFound(serializer, `${named}: all metrics are global`);

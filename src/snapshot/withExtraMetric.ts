@@ -1,4 +1,5 @@
 import type { Variant } from '../attributes';
+import { getOrMake } from '../getOrMake';
 import type { LegacyValue } from './legacyValues';
 import type { SnapshotContent, SortedNames } from './Snapshot';
 
@@ -27,11 +28,10 @@ export function withExtraMetric(
     generation: content.generation,
     timeMs: content.timeMs,
     allMetricsAreGlobal: content.allMetricsAreGlobal,
-    names(variant) {
-      let names = sorted.get(variant);
-      if (names === undefined) {
+    names: variant =>
+      getOrMake(sorted, variant, () => {
         const base = content.names(variant);
-        names = {
+        return {
           groups: base.groups,
           catalog: insertName(base.catalog, name),
           global: insertName(base.global, name),
@@ -40,10 +40,7 @@ export function withExtraMetric(
             : insertName(base.listedCatalog, name),
           listedGlobal: insertName(base.listedGlobal, name),
         };
-        sorted.set(variant, names);
-      }
-      return names;
-    },
+      }),
     group: (variant, segment) => content.group(variant, segment),
     value: (variant, group, metric) =>
       metric === name ? value : content.value(variant, group, metric),

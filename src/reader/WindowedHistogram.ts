@@ -215,14 +215,9 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     this.zeroCount = summary.zeroCount;
   }
 
-  /** The window's count, sum, min, max and scale. */
-  get summary(): Readonly<HistogramSummary> {
-    return this;
-  }
-
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): HistogramAggregate {
-    return aggregateOf(this.summary, this._entries, this._from, this._to);
+    return aggregateOf(this, this._entries, this._from, this._to);
   }
 
   /** The legacy datapoints of the window. */

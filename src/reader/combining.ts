@@ -113,7 +113,7 @@ function mergedHistogram(
   let min = Infinity;
   let max = -Infinity;
   for (const member of members) {
-    const window = read(member as HistogramSeries).summary;
+    const window = read(member as HistogramSeries);
     if (window.count === 0) continue;
     scale = Math.min(scale, window.scale);
     count += window.count;

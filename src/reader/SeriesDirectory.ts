@@ -34,7 +34,7 @@ function createSeries(
       return new HistogramSeries(totals, monotonicMs, gen, index);
     case 'counter':
     case 'gauge':
-      return new ValueSeries(totals.kind, totals, monotonicMs, gen, index);
+      return new ValueSeries(totals, monotonicMs, gen, index);
   }
 }
 

@@ -41,7 +41,7 @@ export function combinedValue(
 ): LegacyValue {
   const first = members[0]!;
   const integer = first.integer;
-  switch (first.kind) {
+  switch (first.totals.kind) {
     case 'spiral': {
       let count = 0;
       let one = 0;

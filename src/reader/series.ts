@@ -103,7 +103,6 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
  * working state from delta data points and then publishes it as an immutable record.
  */
 export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
-  abstract readonly kind: MetricKind;
   dirtyGen = -1;
 
   constructor(
@@ -166,7 +165,6 @@ abstract class WindowedSeries<R> extends Series<R> {
 
 /** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */
 export class SpiralSeries extends WindowedSeries<SpiralRecord> {
-  readonly kind = 'spiral';
   private _count = 0;
   /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
   private readonly _window: number[] = [];
@@ -235,7 +233,6 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
 
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
 export class HistogramSeries extends WindowedSeries<HistogramRecord> {
-  readonly kind = 'histogram';
   readonly window = new WindowedHistogram(this.totals.shared);
 
   /** Adds a non-empty delta point to `slot`. Returns true when its expiry must be scheduled. */

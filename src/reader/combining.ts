@@ -40,7 +40,7 @@ export function combinedValue(
   monotonicNowMs: number
 ): LegacyValue {
   const first = members[0]!;
-  const integer = first.integer;
+  const integer = first.totals.integer;
   switch (first.totals.kind) {
     case 'spiral': {
       let count = 0;

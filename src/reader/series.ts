@@ -124,11 +124,6 @@ export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
     records.push(this.publish());
   }
 
-  /** Integer-valued instruments are served as integers. */
-  get integer(): boolean {
-    return this.totals.integer;
-  }
-
   /**
    * Drops window slots up to and including `slot`. Returns whether the state changed.
    * Only windowed kinds hold slots.

@@ -81,10 +81,9 @@ export function totalValue(
 ): LegacyValue {
   const integer = totals.integer;
   switch (totals.kind) {
-    case 'spiral': {
-      const { numbers } = combinedValue(members, read, 0);
-      return { names: SPIRAL_FIELDS, numbers, integer };
-    }
+    case 'spiral':
+      // The members share `totals`, and so its integer flag: summed as in a group.
+      return combinedValue(members, read, 0);
     case 'counter':
     case 'gauge': {
       let value = 0;

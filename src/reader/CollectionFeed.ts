@@ -34,8 +34,6 @@ export class CollectionFeed {
     meters: MeterFilter,
     private readonly _directory: SeriesDirectory,
     private readonly _expiries: ExpiryWheel,
-    /** How many slots the window spans. */
-    private readonly _windowSlots: number,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
   ) {
@@ -49,7 +47,7 @@ export class CollectionFeed {
   sink(slot: number, monotonicMs: number, gen: number): PointSink {
     return {
       slot,
-      through: slot - this._windowSlots,
+      through: slot - this._expiries.windowSlots,
       gen,
       bind: (instrument, attributes, pointCount) =>
         this._instruments.binding(instrument, attributes, () =>

@@ -65,7 +65,6 @@ export class MetricStore {
         this.views
       ),
       this._expiries,
-      _options.windowMs / _options.slotMs,
       this._warnings,
       this._changed
     );

@@ -1,12 +1,10 @@
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WARNING_CODES, type WarnOnce } from '../warnings';
 import type { ExpiryWheel } from './ExpiryWheel';
-import { InstrumentRegistry } from './instruments';
+import type { InstrumentRegistry } from './instruments';
 import { describeInstrument } from './LegacyNamer';
-import type { MeterFilter } from './meterSelection';
 import { feedPoints, type PointSink } from './pointFeeds';
 import type { Series } from './series';
-import type { ValueSource } from './ValueSeries';
 import type { SeriesDirectory } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 
@@ -28,17 +26,13 @@ export function feedCursor(): FeedCursor {
  * for good (see {@link InstrumentRegistry.binding}), new ones through the series directory.
  */
 export class CollectionFeed {
-  private readonly _instruments: InstrumentRegistry;
-
   constructor(
-    meters: MeterFilter,
+    private readonly _instruments: InstrumentRegistry,
     private readonly _directory: SeriesDirectory,
     private readonly _expiries: ExpiryWheel,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
-  ) {
-    this._instruments = new InstrumentRegistry(meters);
-  }
+  ) {}
 
   /**
    * What the point loops of one collection need: its slot and generation, and the hooks into
@@ -114,19 +108,6 @@ export class CollectionFeed {
       }
     }
     return true;
-  }
-
-  /** The sources of last values `source` (a cluster worker) fed; it is forgotten. */
-  forget(source: string): ValueSource[] {
-    return this._instruments.forget(source);
-  }
-
-  /**
-   * The meters of the last-value instruments (gauges) that reported before but brought nothing
-   * in the tick of generation `gen`: where a callback that ran out of time may be.
-   */
-  silentGaugeMeters(gen: number): string[] {
-    return this._instruments.silentGaugeMeters(gen);
   }
 
   private _warnExplicit(metric: MetricData): void {

@@ -1,8 +1,9 @@
-import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WARNING_CODES, type WarnOnce } from '../warnings';
 import type { ExpiryWheel } from './ExpiryWheel';
 import type { InstrumentRegistry } from './instruments';
 import { describeInstrument } from './LegacyNamer';
+import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
 import type { Series } from './series';
 import type { SeriesDirectory } from './SeriesDirectory';
@@ -91,7 +92,7 @@ export class CollectionFeed {
         const metric = metrics[cursor.metric]!;
         const instrument = this._instruments.instrument(meter, metric);
         if (instrument === 'explicitBuckets') {
-          this._warnExplicit(metric);
+          warnExplicitBuckets(this._warnings, metric.descriptor.name);
           continue;
         }
         instrument.seenGen = sink.gen;
@@ -108,15 +109,5 @@ export class CollectionFeed {
       }
     }
     return true;
-  }
-
-  private _warnExplicit(metric: MetricData): void {
-    const name = metric.descriptor.name;
-    this._warnings.warn(
-      `explicit:${name}`,
-      WARNING_CODES.explicitBuckets,
-      `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
-        'it is left out of the legacy API, which needs exponential histograms for its percentiles'
-    );
   }
 }

@@ -38,7 +38,7 @@ export interface Recorded<R> {
 /** The single-place records' way of writing and reading themselves. */
 export abstract class SinglePlaceRecorded<R> implements Recorded<R> {
   abstract readonly index: number;
-  abstract dirtyGen: number;
+  dirtyGen = -1;
   abstract publish(): R;
 
   writeRecord(records: RecordWriter): void {

@@ -35,7 +35,6 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
   readonly members: Series[] = [];
   /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
   index = -1;
-  dirtyGen = -1;
   /**
    * For histograms: the working sum of the members' buckets, kept by their windows as slots come
    * and go, at a scale no finer than any of theirs.
@@ -103,8 +102,6 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
  * working state from delta data points and then publishes it as an immutable record.
  */
 export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
-  dirtyGen = -1;
-
   constructor(
     /** What the series shares with every series of its name. */
     readonly totals: NameTotals,

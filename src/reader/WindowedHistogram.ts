@@ -75,11 +75,6 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
     return aggregateOf(this, this._entries, this._from, this._entries.length);
   }
 
-  /** Oldest slot still holding data, or undefined when the window is empty. */
-  get oldestSlot(): number | undefined {
-    return this._lastAt < 0 ? undefined : this._entries[this._from + SLOT];
-  }
-
   /**
    * Adds one delta data point of the SDK to `slot`. Returns true when the slot had no data
    * yet, i.e. when the caller must schedule its expiry.

@@ -6,11 +6,7 @@ import {
   mergeInto,
   type HistogramAggregate,
 } from './histogramBuckets';
-import {
-  SinglePlaceRecorded,
-  type RecordSource,
-  type RecordWriter,
-} from './records';
+import { Recorded, type RecordSource, type RecordWriter } from './records';
 import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
 
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
@@ -30,7 +26,7 @@ export class SpiralRecord {
  * For histograms it also keeps the buckets of every member's window summed, so that `/all`
  * need not merge every window after each tick.
  */
-export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
+export class NameTotals extends Recorded<HistogramAggregate> {
   /** Every series of this name, oldest first. */
   readonly members: Series[] = [];
   /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
@@ -101,7 +97,7 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
  * One legacy metric of one host type, host or the global group. The reader's tick updates its
  * working state from delta data points and then publishes it as an immutable record.
  */
-export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
+export abstract class Series<R = unknown> extends Recorded<R> {
   constructor(
     /** What the series shares with every series of its name. */
     readonly totals: NameTotals,

@@ -1,20 +1,5 @@
-/*
- * What the record table holds and how the store's series write and read their records: the
- * contract between the series (src/reader/series.ts) and the table (src/reader/RecordTable.ts).
- */
-
-/** Where records are written: the editor of the record table. */
-export interface RecordWriter {
-  /** Replaces the record at `index` in the next version. */
-  set(index: number, record: unknown): void;
-  /** Appends a record; returns its index. */
-  push(record: unknown): number;
-}
-
-/** Where records are read: one version of the record table. */
-export interface RecordSource {
-  get(index: number): unknown;
-}
+/* How the store's series write and read their records in the record table (RecordTable.ts). */
+import type { RecordTable, RecordTableEditor } from './RecordTable';
 
 /**
  * Something whose state snapshots read. The tick works on its own state and, once per tick in
@@ -32,12 +17,12 @@ export abstract class Recorded<R> {
   abstract publish(): R;
 
   /** Writes the working state into the next version of the table, at its places. */
-  writeRecord(records: RecordWriter): void {
+  writeRecord(records: RecordTableEditor): void {
     records.set(this.index, this.publish());
   }
 
   /** Its record as one version of the table holds it. */
-  recordIn(records: RecordSource): R {
+  recordIn(records: RecordTable): R {
     return records.get(this.index) as R;
   }
 }

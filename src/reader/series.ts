@@ -6,7 +6,8 @@ import {
   mergeInto,
   type HistogramAggregate,
 } from './histogramBuckets';
-import { Recorded, type RecordSource, type RecordWriter } from './records';
+import { Recorded } from './records';
+import type { RecordTable, RecordTableEditor } from './RecordTable';
 import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
 
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
@@ -113,7 +114,7 @@ export abstract class Series<R = unknown> extends Recorded<R> {
   }
 
   /** Appends its first record to the table, at {@link index} on (the table's size when it was made). */
-  appendRecord(records: RecordWriter): void {
+  appendRecord(records: RecordTableEditor): void {
     records.push(this.publish());
   }
 
@@ -201,17 +202,17 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
   }
 
   // Two numbers in two places, `count` then `one`: no object per record.
-  override writeRecord(records: RecordWriter): void {
+  override writeRecord(records: RecordTableEditor): void {
     records.set(this.index, this._count);
     records.set(this.index + 1, this._one);
   }
 
-  override appendRecord(records: RecordWriter): void {
+  override appendRecord(records: RecordTableEditor): void {
     records.push(this._count);
     records.push(this._one);
   }
 
-  override recordIn(records: RecordSource): SpiralRecord {
+  override recordIn(records: RecordTable): SpiralRecord {
     return new SpiralRecord(
       records.get(this.index) as number,
       records.get(this.index + 1) as number

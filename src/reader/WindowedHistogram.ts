@@ -2,7 +2,6 @@ import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
 import {
   emptyAggregate,
-  emptySummary,
   histogramValue,
   MAX_SCALE,
   type HistogramAggregate,
@@ -226,7 +225,7 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
 
 /** The record of an empty window. */
 export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(
-  emptySummary(),
+  emptyAggregate(),
   [],
   0,
   0

@@ -89,7 +89,7 @@ const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
   if ((point.value as ExponentialHistogram).count === 0) return;
   // The window slides first, as the expiry wheel would have slid it.
   series.expireThrough(sink.through);
-  if (series.add(sink.slot, point.value as ExponentialHistogram))
+  if (series.window.add(sink.slot, point.value as ExponentialHistogram))
     sink.schedule(series);
   if (series.dirtyGen !== sink.gen) sink.changed(series);
 };

@@ -1,4 +1,3 @@
-import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
 import { dropFront } from './dropFront';
 import {
@@ -223,11 +222,6 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
 export class HistogramSeries extends WindowedSeries<HistogramRecord> {
   readonly window = new WindowedHistogram(this.totals.shared);
-
-  /** Adds a non-empty delta point to `slot`. Returns true when its expiry must be scheduled. */
-  add(slot: number, point: ExponentialHistogram): boolean {
-    return this.window.add(slot, point);
-  }
 
   protected dropThrough(slot: number): boolean {
     return this.window.expireThrough(slot);

@@ -1,12 +1,11 @@
-import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WARNING_CODES, type WarnOnce } from '../warnings';
 import type { ExpiryWheel } from './ExpiryWheel';
-import { InstrumentRegistry } from './instruments';
+import type { InstrumentRegistry } from './instruments';
 import { describeInstrument } from './LegacyNamer';
-import type { MeterFilter } from './meterSelection';
+import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
 import type { Series } from './series';
-import type { ValueSource } from './ValueSeries';
 import type { SeriesDirectory } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 
@@ -28,19 +27,13 @@ export function feedCursor(): FeedCursor {
  * for good (see {@link InstrumentRegistry.binding}), new ones through the series directory.
  */
 export class CollectionFeed {
-  private readonly _instruments: InstrumentRegistry;
-
   constructor(
-    meters: MeterFilter,
+    private readonly _instruments: InstrumentRegistry,
     private readonly _directory: SeriesDirectory,
     private readonly _expiries: ExpiryWheel,
-    /** How many slots the window spans. */
-    private readonly _windowSlots: number,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
-  ) {
-    this._instruments = new InstrumentRegistry(meters);
-  }
+  ) {}
 
   /**
    * What the point loops of one collection need: its slot and generation, and the hooks into
@@ -49,7 +42,7 @@ export class CollectionFeed {
   sink(slot: number, monotonicMs: number, gen: number): PointSink {
     return {
       slot,
-      through: slot - this._windowSlots,
+      through: slot - this._expiries.windowSlots,
       gen,
       bind: (instrument, attributes, pointCount) =>
         this._instruments.binding(instrument, attributes, () =>
@@ -99,7 +92,7 @@ export class CollectionFeed {
         const metric = metrics[cursor.metric]!;
         const instrument = this._instruments.instrument(meter, metric);
         if (instrument === 'explicitBuckets') {
-          this._warnExplicit(metric);
+          warnExplicitBuckets(this._warnings, metric.descriptor.name);
           continue;
         }
         instrument.seenGen = sink.gen;
@@ -116,28 +109,5 @@ export class CollectionFeed {
       }
     }
     return true;
-  }
-
-  /** The sources of last values `source` (a cluster worker) fed; it is forgotten. */
-  forget(source: string): ValueSource[] {
-    return this._instruments.forget(source);
-  }
-
-  /**
-   * The meters of the last-value instruments (gauges) that reported before but brought nothing
-   * in the tick of generation `gen`: where a callback that ran out of time may be.
-   */
-  silentGaugeMeters(gen: number): string[] {
-    return this._instruments.silentGaugeMeters(gen);
-  }
-
-  private _warnExplicit(metric: MetricData): void {
-    const name = metric.descriptor.name;
-    this._warnings.warn(
-      `explicit:${name}`,
-      WARNING_CODES.explicitBuckets,
-      `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
-        'it is left out of the legacy API, which needs exponential histograms for its percentiles'
-    );
   }
 }

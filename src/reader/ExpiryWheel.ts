@@ -14,11 +14,11 @@ export class ExpiryWheel {
   private _lastList: Series[] | undefined = undefined;
   private _lastDue = NaN;
 
-  constructor(private readonly _windowSlots: number) {}
+  constructor(readonly windowSlots: number) {}
 
   /** Schedules the expiry of the data `series` got in `slot`. */
   schedule(slot: number, series: Series): void {
-    const at = slot + this._windowSlots;
+    const at = slot + this.windowSlots;
     if (at === this._lastDue) {
       this._lastList!.push(series);
       return;
@@ -39,7 +39,7 @@ export class ExpiryWheel {
     slicer: Slicer,
     changed: (series: Series) => void
   ): boolean {
-    const through = slot - this._windowSlots;
+    const through = slot - this.windowSlots;
     // Resumed, the iteration meets the list it left first: those before it are deleted.
     for (const [at, list] of this._due) {
       if (at > slot) continue;

@@ -2,6 +2,7 @@ import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WarnOnce } from '../warnings';
 import { CollectionFeed, feedCursor } from './CollectionFeed';
 import { ExpiryWheel } from './ExpiryWheel';
+import { InstrumentRegistry } from './instruments';
 import { LegacyNamer } from './LegacyNamer';
 import { LegacyNameTable } from './LegacyNameTable';
 import type { ResolvedReaderOptions } from './options';
@@ -37,6 +38,7 @@ import type { Variant } from '../attributes';
 export class MetricStore {
   readonly views: Record<Variant, VariantIndex>;
   private readonly _names: LegacyNameTable;
+  private readonly _instruments: InstrumentRegistry;
   private readonly _feed: CollectionFeed;
   private readonly _expiries: ExpiryWheel;
   private readonly _warnings = new WarnOnce();
@@ -56,8 +58,9 @@ export class MetricStore {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
     };
+    this._instruments = new InstrumentRegistry(_options.meters);
     this._feed = new CollectionFeed(
-      _options.meters,
+      this._instruments,
       new SeriesDirectory(
         new LegacyNamer(_options, this._warnings),
         this._names,
@@ -65,7 +68,6 @@ export class MetricStore {
         this.views
       ),
       this._expiries,
-      _options.windowMs / _options.slotMs,
       this._warnings,
       this._changed
     );
@@ -162,7 +164,7 @@ export class MetricStore {
 
   /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */
   forgetSource(source: string): void {
-    for (const value of this._feed.forget(source))
+    for (const value of this._instruments.forget(source))
       if (value.forget()) this._changed(value.series);
   }
 
@@ -195,7 +197,7 @@ export class MetricStore {
    * in the tick under way: where a callback that ran out of time may be.
    */
   silentGaugeMeters(): string[] {
-    return this._feed.silentGaugeMeters(this._tickGen);
+    return this._instruments.silentGaugeMeters(this._tickGen);
   }
 
   /** The one step that makes the tick visible: the new content replaces the old at once. */

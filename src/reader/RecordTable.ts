@@ -101,11 +101,6 @@ export class RecordTableEditor {
     return this._array.length;
   }
 
-  /** The record at `index` as the newest published version has it (or as pushed since). */
-  published(index: number): unknown {
-    return this._array[index];
-  }
-
   /** Replaces the record at `index` (below {@link size}) in the next version. */
   set(index: number, record: unknown): void {
     this._stagedIndexes.push(index);

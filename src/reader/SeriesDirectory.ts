@@ -34,7 +34,7 @@ function createSeries(
       return new HistogramSeries(totals, monotonicMs, gen, index);
     case 'counter':
     case 'gauge':
-      return new ValueSeries(totals.kind, totals, monotonicMs, gen, index);
+      return new ValueSeries(totals, monotonicMs, gen, index);
   }
 }
 
@@ -104,14 +104,8 @@ export class SeriesDirectory {
       const group =
         groupName === undefined ? view.global : view.group(groupName, gen);
       group.addMember(name, series);
-      if (groupName !== undefined && !view.catalog.has(name)) {
-        view.catalog.set(name, {
-          kind: totals.kind,
-          integer: totals.integer,
-          createdAtMonotonicMs: monotonicMs,
-          since: gen,
-        });
-      }
+      if (groupName !== undefined && !view.catalog.has(name))
+        view.catalog.set(name, series);
       view.structureGen = gen;
     }
     return series;

@@ -77,7 +77,7 @@ export class StoreView implements SnapshotContent {
     return entry === undefined || entry.since > this.generation
       ? undefined
       : zeroValue(
-          entry.kind,
+          entry.totals.kind,
           Math.max(0, this._monotonicMs - entry.createdAtMonotonicMs)
         );
   }

@@ -1,4 +1,3 @@
-import type { NameTotals } from './series';
 import { Series, type LastValueRule } from './series';
 
 /**
@@ -22,16 +21,6 @@ export class ValueSeries extends Series<number> {
   private _lastValues: number[] | undefined = undefined;
   /** Whether each source reported and was not forgotten since: only those count for `max`, `min`, `average`. */
   private _present: boolean[] | undefined = undefined;
-
-  constructor(
-    readonly kind: 'counter' | 'gauge',
-    totals: NameTotals,
-    createdAtMonotonicMs: number,
-    since: number,
-    index: number
-  ) {
-    super(totals, createdAtMonotonicMs, since, index);
-  }
 
   /** Whether its record is made without a loop: of one source of last values at most. */
   get recordIsCheap(): boolean {

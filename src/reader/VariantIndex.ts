@@ -1,6 +1,5 @@
 import { getOrMake } from '../getOrMake';
 import { groupAlias } from '../route/legacyRoute';
-import type { MetricKind } from '../snapshot/legacyValues';
 import type { SortedNames } from '../snapshot/Snapshot';
 import type { Series } from './series';
 
@@ -51,16 +50,6 @@ export class Group {
   }
 }
 
-/** What a per-group metric name is, for the groups that have no data for it yet. */
-export interface CatalogEntry {
-  readonly kind: MetricKind;
-  readonly integer: boolean;
-  /** On the monotonic clock. */
-  readonly createdAtMonotonicMs: number;
-  /** The generation in which the name appeared. */
-  readonly since: number;
-}
-
 const byCodePoint = (a: string, b: string): number =>
   a < b ? -1 : a > b ? 1 : 0;
 const singlePart = (name: string): boolean => !name.includes('.');
@@ -69,8 +58,11 @@ const singlePart = (name: string): boolean => !name.includes('.');
 export class VariantIndex {
   readonly groups = new Map<string, Group>();
   readonly global = new Group('global', 0);
-  /** Names that appear in any non-global group. */
-  readonly catalog = new Map<string, CatalogEntry>();
+  /**
+   * Names that appear in any non-global group, each with its first series there: its kind, age
+   * and generation are the name's, for the groups that have no data for it yet.
+   */
+  readonly catalog = new Map<string, Series>();
   /** `test_type` → `test type`: host types with spaces are also reachable with underscores. */
   readonly aliases = new Map<string, string>();
   /** The generation of the last tick that added a group or a name, so listings are sorted once per change. */

@@ -2,7 +2,6 @@ import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
 import {
   emptyAggregate,
-  emptySummary,
   histogramValue,
   MAX_SCALE,
   type HistogramAggregate,
@@ -73,11 +72,6 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
     return aggregateOf(this, this._entries, this._from, this._entries.length);
-  }
-
-  /** Oldest slot still holding data, or undefined when the window is empty. */
-  get oldestSlot(): number | undefined {
-    return this._lastAt < 0 ? undefined : this._entries[this._from + SLOT];
   }
 
   /**
@@ -215,14 +209,9 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     this.zeroCount = summary.zeroCount;
   }
 
-  /** The window's count, sum, min, max and scale. */
-  get summary(): Readonly<HistogramSummary> {
-    return this;
-  }
-
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): HistogramAggregate {
-    return aggregateOf(this.summary, this._entries, this._from, this._to);
+    return aggregateOf(this, this._entries, this._from, this._to);
   }
 
   /** The legacy datapoints of the window. */
@@ -236,7 +225,7 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
 
 /** The record of an empty window. */
 export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(
-  emptySummary(),
+  emptyAggregate(),
   [],
   0,
   0

@@ -8,6 +8,7 @@ import cluster from 'node:cluster';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { invalidOption } from '../optionValidation';
 import type { MeterFilter } from './meterSelection';
+import { warnExplicitBuckets } from './metricShape';
 import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import {
   AttributeKeys,
@@ -106,14 +107,7 @@ export class WorkerChannel {
       name => this._meters.serves(name),
       this._keys
     );
-    for (const name of refused) {
-      this._warnings.warn(
-        `explicit:${name}`,
-        WARNING_CODES.explicitBuckets,
-        `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
-          'it is left out of the legacy API, which needs exponential histograms for its percentiles'
-      );
-    }
+    for (const name of refused) warnExplicitBuckets(this._warnings, name);
     void sendToPrimary({ type: CLUSTER_MESSAGE_TYPE, body }, 'metrics');
   }
 }

@@ -40,8 +40,8 @@ export function combinedValue(
   monotonicNowMs: number
 ): LegacyValue {
   const first = members[0]!;
-  const integer = first.integer;
-  switch (first.kind) {
+  const integer = first.totals.integer;
+  switch (first.totals.kind) {
     case 'spiral': {
       let count = 0;
       let one = 0;
@@ -81,10 +81,9 @@ export function totalValue(
 ): LegacyValue {
   const integer = totals.integer;
   switch (totals.kind) {
-    case 'spiral': {
-      const { numbers } = combinedValue(members, read, 0);
-      return { names: SPIRAL_FIELDS, numbers, integer };
-    }
+    case 'spiral':
+      // The members share `totals`, and so its integer flag: summed as in a group.
+      return combinedValue(members, read, 0);
     case 'counter':
     case 'gauge': {
       let value = 0;
@@ -113,7 +112,7 @@ function mergedHistogram(
   let min = Infinity;
   let max = -Infinity;
   for (const member of members) {
-    const window = read(member as HistogramSeries).summary;
+    const window = read(member as HistogramSeries);
     if (window.count === 0) continue;
     scale = Math.min(scale, window.scale);
     count += window.count;

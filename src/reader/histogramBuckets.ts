@@ -32,7 +32,7 @@ export interface HistogramAggregate extends HistogramSummary {
   negative: Map<number, number>;
 }
 
-export function emptySummary(): HistogramSummary {
+export function emptyAggregate(): HistogramAggregate {
   return {
     scale: MAX_SCALE,
     count: 0,
@@ -40,11 +40,9 @@ export function emptySummary(): HistogramSummary {
     min: Infinity,
     max: -Infinity,
     zeroCount: 0,
+    positive: new Map(),
+    negative: new Map(),
   };
-}
-
-export function emptyAggregate(): HistogramAggregate {
-  return { ...emptySummary(), positive: new Map(), negative: new Map() };
 }
 
 /** Adds `count` (negative to take away) to bucket `index >> shift`; a bucket left empty goes. */

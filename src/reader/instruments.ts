@@ -69,9 +69,6 @@ function setKeyOf(attributes: Attributes): SetKey {
     : { byHostType: false, key: attributesKey(keys, attributes) };
 }
 
-/** What becomes of an instrument the store cannot serve. */
-export type InstrumentRefusal = 'explicitBuckets';
-
 const KINDS: KindsByShape<MetricKind> = {
   monotonicSum: 'spiral',
   upDownSum: 'counter',
@@ -161,7 +158,7 @@ export class InstrumentRegistry {
   instrument(
     meter: MeterState,
     metric: MetricData
-  ): InstrumentState | InstrumentRefusal {
+  ): InstrumentState | 'explicitBuckets' {
     const name = metric.descriptor.name;
     const kind = KINDS[metricShape(metric)];
     if (kind === undefined) return 'explicitBuckets';

@@ -3,6 +3,7 @@ import {
   DataPointType,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
+import { WARNING_CODES, type WarnOnce } from '../warnings';
 
 /**
  * What a collected metric is, read from its data point type, monotonicity and temporality: the
@@ -34,4 +35,14 @@ export function metricShape(metric: MetricData): MetricShape {
     case DataPointType.HISTOGRAM:
       return 'explicitHistogram';
   }
+}
+
+/** Warns, once per name, that an instrument aggregated with explicit buckets is left out. */
+export function warnExplicitBuckets(warnings: WarnOnce, name: string): void {
+  warnings.warn(
+    `explicit:${name}`,
+    WARNING_CODES.explicitBuckets,
+    `LegacyMetricsReader: instrument ${name} is aggregated as an explicit-bucket histogram (a View chose it); ` +
+      'it is left out of the legacy API, which needs exponential histograms for its percentiles'
+  );
 }

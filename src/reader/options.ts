@@ -116,23 +116,14 @@ export interface LegacyMetricsReaderOptions {
 }
 
 /** The options with every default applied. */
-export interface ResolvedReaderOptions {
-  readonly hostTypes: readonly string[];
+export interface ResolvedReaderOptions extends Readonly<
+  Required<Omit<LegacyMetricsReaderOptions, 'hosts' | 'legacyName' | 'meters'>>
+> {
   readonly hosts: readonly string[] | undefined;
-  readonly allMetricsAreGlobal: boolean;
-  readonly windowMs: number;
-  readonly slotMs: number;
   readonly legacyName: LegacyNameFunction | undefined;
   readonly meters: MeterFilter;
-  readonly cardinalityLimit: number;
-  readonly histogramMaxBuckets: number;
-  readonly now: () => number;
-  readonly monotonicNow: () => number;
-  readonly cluster: boolean;
   /** By legacy name: how the last values of its sources combine (set by the cluster aggregator). */
   readonly lastValueRules?: ReadonlyMap<string, LastValueRule>;
-  readonly sliceMs: number;
-  readonly slicePoints: number;
 }
 
 /** The defaults of {@link LegacyMetricsReaderOptions}, shared by the reader, tests and examples. */

@@ -41,8 +41,6 @@ export interface PointSink {
   badIncrease(instrument: InstrumentState, point: DataPoint<unknown>): void;
 }
 
-type Points = readonly DataPoint<unknown>[];
-
 /**
  * What one kind of binding does with a data point of its instrument: the part of the loop that
  * differs by kind. Each is small, and the loop's call of it sees at most four functions, which
@@ -89,7 +87,7 @@ const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
   if ((point.value as ExponentialHistogram).count === 0) return;
   // The window slides first, as the expiry wheel would have slid it.
   series.expireThrough(sink.through);
-  if (series.add(sink.slot, point.value as ExponentialHistogram))
+  if (series.window.add(sink.slot, point.value as ExponentialHistogram))
     sink.schedule(series);
   if (series.dirtyGen !== sink.gen) sink.changed(series);
 };
@@ -113,7 +111,7 @@ export function pointFeedOf(kind: MetricKind, lastValue: boolean): PointFeed {
  */
 export function feedPoints(
   instrument: InstrumentState,
-  points: Points,
+  points: readonly DataPoint<unknown>[],
   from: number,
   sink: PointSink,
   slicer: Slicer

@@ -1,51 +1,28 @@
-/*
- * What the record table holds and how the store's series write and read their records: the
- * contract between the series (src/reader/series.ts) and the table (src/reader/RecordTable.ts).
- */
-
-/** Where records are written: the editor of the record table. */
-export interface RecordWriter {
-  /** Replaces the record at `index` in the next version. */
-  set(index: number, record: unknown): void;
-  /** Appends a record; returns its index. */
-  push(record: unknown): number;
-}
-
-/** Where records are read: one version of the record table. */
-export interface RecordSource {
-  get(index: number): unknown;
-}
+/* How the store's series write and read their records in the record table (RecordTable.ts). */
+import type { RecordTable, RecordTableEditor } from './RecordTable';
 
 /**
  * Something whose state snapshots read. The tick works on its own state and, once per tick in
  * which that changed, publishes it as a new record into the store's record table: records are
  * replaced, never changed, and each snapshot holds its own version of the table. A record takes
- * one place in the table, or several numbers, which need no object of their own.
+ * one place in the table, or several numbers, which need no object of their own (a subclass
+ * then writes and reads them itself).
  */
-export interface Recorded<R> {
+export abstract class Recorded<R> {
   /** Where its record is in the record table (its first place). */
-  readonly index: number;
-  /** The tick generation that last marked it changed: marked once per tick. */
-  dirtyGen: number;
-  /** The working state as a new record. */
-  publish(): R;
-  /** Writes the working state into the next version of the table, at its places. */
-  writeRecord(records: RecordWriter): void;
-  /** Its record as one version of the table holds it. */
-  recordIn(records: RecordSource): R;
-}
-
-/** The single-place records' way of writing and reading themselves. */
-export abstract class SinglePlaceRecorded<R> implements Recorded<R> {
   abstract readonly index: number;
-  abstract dirtyGen: number;
+  /** The tick generation that last marked it changed: marked once per tick. */
+  dirtyGen = -1;
+  /** The working state as a new record. */
   abstract publish(): R;
 
-  writeRecord(records: RecordWriter): void {
+  /** Writes the working state into the next version of the table, at its places. */
+  writeRecord(records: RecordTableEditor): void {
     records.set(this.index, this.publish());
   }
 
-  recordIn(records: RecordSource): R {
+  /** Its record as one version of the table holds it. */
+  recordIn(records: RecordTable): R {
     return records.get(this.index) as R;
   }
 }

@@ -1,4 +1,3 @@
-import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
 import { dropFront } from './dropFront';
 import {
@@ -6,11 +5,8 @@ import {
   mergeInto,
   type HistogramAggregate,
 } from './histogramBuckets';
-import {
-  SinglePlaceRecorded,
-  type RecordSource,
-  type RecordWriter,
-} from './records';
+import { Recorded } from './records';
+import type { RecordTable, RecordTableEditor } from './RecordTable';
 import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
 
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
@@ -30,12 +26,11 @@ export class SpiralRecord {
  * For histograms it also keeps the buckets of every member's window summed, so that `/all`
  * need not merge every window after each tick.
  */
-export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
+export class NameTotals extends Recorded<HistogramAggregate> {
   /** Every series of this name, oldest first. */
   readonly members: Series[] = [];
   /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
   index = -1;
-  dirtyGen = -1;
   /**
    * For histograms: the working sum of the members' buckets, kept by their windows as slots come
    * and go, at a scale no finer than any of theirs.
@@ -102,10 +97,7 @@ export class NameTotals extends SinglePlaceRecorded<HistogramAggregate> {
  * One legacy metric of one host type, host or the global group. The reader's tick updates its
  * working state from delta data points and then publishes it as an immutable record.
  */
-export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
-  abstract readonly kind: MetricKind;
-  dirtyGen = -1;
-
+export abstract class Series<R = unknown> extends Recorded<R> {
   constructor(
     /** What the series shares with every series of its name. */
     readonly totals: NameTotals,
@@ -121,13 +113,8 @@ export abstract class Series<R = unknown> extends SinglePlaceRecorded<R> {
   }
 
   /** Appends its first record to the table, at {@link index} on (the table's size when it was made). */
-  appendRecord(records: RecordWriter): void {
+  appendRecord(records: RecordTableEditor): void {
     records.push(this.publish());
-  }
-
-  /** Integer-valued instruments are served as integers. */
-  get integer(): boolean {
-    return this.totals.integer;
   }
 
   /**
@@ -166,7 +153,6 @@ abstract class WindowedSeries<R> extends Series<R> {
 
 /** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */
 export class SpiralSeries extends WindowedSeries<SpiralRecord> {
-  readonly kind = 'spiral';
   private _count = 0;
   /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
   private readonly _window: number[] = [];
@@ -215,17 +201,17 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
   }
 
   // Two numbers in two places, `count` then `one`: no object per record.
-  override writeRecord(records: RecordWriter): void {
+  override writeRecord(records: RecordTableEditor): void {
     records.set(this.index, this._count);
     records.set(this.index + 1, this._one);
   }
 
-  override appendRecord(records: RecordWriter): void {
+  override appendRecord(records: RecordTableEditor): void {
     records.push(this._count);
     records.push(this._one);
   }
 
-  override recordIn(records: RecordSource): SpiralRecord {
+  override recordIn(records: RecordTable): SpiralRecord {
     return new SpiralRecord(
       records.get(this.index) as number,
       records.get(this.index + 1) as number
@@ -235,13 +221,7 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
 
 /** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
 export class HistogramSeries extends WindowedSeries<HistogramRecord> {
-  readonly kind = 'histogram';
   readonly window = new WindowedHistogram(this.totals.shared);
-
-  /** Adds a non-empty delta point to `slot`. Returns true when its expiry must be scheduled. */
-  add(slot: number, point: ExponentialHistogram): boolean {
-    return this.window.add(slot, point);
-  }
 
   protected dropThrough(slot: number): boolean {
     return this.window.expireThrough(slot);

@@ -8,7 +8,10 @@ import {
   quantiles,
   type HistogramAggregate,
 } from '../../src/reader/histogramBuckets';
-import { WindowedHistogram } from '../../src/reader/WindowedHistogram';
+import {
+  EMPTY_HISTOGRAM_RECORD,
+  WindowedHistogram,
+} from '../../src/reader/WindowedHistogram';
 import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */
@@ -50,7 +53,9 @@ describe('WindowedHistogram', () => {
         min: 5,
         max: 15,
       });
-      expect(window.oldestSlot).toBe(7);
+      // Its data sits in slot 7: expiring through slot 6 leaves it, through 7 drops it.
+      expect(window.expireThrough(6)).toBe(false);
+      expect(window.expireThrough(7)).toBe(true);
     });
 
     it('should merge a second point for the same slot without scheduling it again', async () => {
@@ -104,7 +109,7 @@ describe('WindowedHistogram', () => {
         sum: 0,
         zeroCount: 0,
       });
-      expect(window.oldestSlot).toBeUndefined();
+      expect(window.record()).toBe(EMPTY_HISTOGRAM_RECORD);
       window.add(2, narrow);
       expect(window.aggregate.scale).toBeGreaterThan(coarse);
     });

@@ -18,8 +18,8 @@ describe('combinedValue', () => {
 
   it('should sum gauges before anything is sanitised, and report the oldest age', () => {
     const totals = new NameTotals('gauge', false, 1, 'test');
-    const a = new ValueSeries('gauge', totals, 100, 1, 0);
-    const b = new ValueSeries('gauge', totals, 500, 1, 1);
+    const a = new ValueSeries(totals, 100, 1, 0);
+    const b = new ValueSeries(totals, 500, 1, 1);
     a.source().set(1e308);
     b.source().set(1e308);
     expect(combinedValue([a, b], current, 1_000)).toEqual({

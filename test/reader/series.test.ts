@@ -79,7 +79,6 @@ describe('ValueSeries', () => {
   describe('source', () => {
     it('should keep the exact last value of a lone source, NaN and infinities included', () => {
       const gauge = new ValueSeries(
-        'gauge',
         new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
@@ -95,7 +94,6 @@ describe('ValueSeries', () => {
 
     it("should serve the sum of every source's last value and of the increases, summed afresh", () => {
       const gauge = new ValueSeries(
-        'gauge',
         new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
@@ -119,7 +117,6 @@ describe('ValueSeries', () => {
   describe('add', () => {
     it('should add increases to the exact total', () => {
       const counter = new ValueSeries(
-        'counter',
         new NameTotals('counter', true, 1, 'test'),
         0,
         1,

@@ -5,6 +5,7 @@
  * needs it, so that time and memory grow with the server, not with its square.
  */
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
+import { getOrMake } from '../getOrMake';
 import { ExpositionIndex, type ExpositionRead } from './expositionIndex';
 import {
   fetchMetricsMap,
@@ -277,11 +278,8 @@ export async function compareServers(
     const next = new Map<number, Set<string>>();
     for (const [group] of wanted)
       for (const [id, result] of results[group]!)
-        if (result.agree === false && result.lasting !== true) {
-          const set = next.get(group) ?? new Set<string>();
-          set.add(id);
-          next.set(group, set);
-        }
+        if (result.agree === false && result.lasting !== true)
+          getOrMake(next, group, () => new Set()).add(id);
     wanted = next;
   }
   let disagreements = 0;

@@ -140,17 +140,7 @@ class TermListenerReader extends TermSettingsReader {
         'a transport option',
         ' in transport_options'
       );
-      for (const [name, option] of inner) {
-        const outer = settings.get(name);
-        if (outer !== undefined) {
-          this._failAt(
-            option,
-            `${name} a second time`,
-            `each option once (first at ${placeOf(outer)})`
-          );
-        }
-        settings.set(name, option);
-      }
+      for (const [name, option] of inner) this._addOnce(settings, name, option);
     }
 
     const count = (name: string, fallback: number, infinityAllowed = false) =>

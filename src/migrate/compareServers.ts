@@ -4,6 +4,7 @@
  * map is compared with the reads that bracket it, and a read is dropped once no legacy map still
  * needs it, so that time and memory grow with the server, not with its square.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
 import { getOrMake } from '../getOrMake';
 import { ExpositionIndex, type ExpositionRead } from './expositionIndex';
@@ -92,9 +93,6 @@ interface Answer {
   readonly answeredAt: number;
   readonly map: Map<string, LegacyMetricValue>;
 }
-
-const sleep = (ms: number): Promise<void> =>
-  new Promise(resolve => setTimeout(resolve, ms));
 
 /**
  * Reads the legacy API and the exposition together and compares every key of every metric, per

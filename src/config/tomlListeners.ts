@@ -12,7 +12,7 @@ import { ConfigError } from '../errors';
 import { expectedOneOf } from '../nameSuggestion';
 import { shorten } from '../optionValidation';
 import { readTomlDeprecation } from './tomlDeprecation';
-import { isTable, parseToml, quoted, render } from './tomlValues';
+import { isTable, parseToml, render } from './tomlValues';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
@@ -252,7 +252,9 @@ class TomlListenerReader {
     const found = allowed.find(name => name === value);
     if (found === undefined) {
       const name = typeof value === 'string' ? value : '';
-      this._fail(place, value, expectedOneOf(name, allowed, quoted));
+      // Named as TOML writes a string.
+      const show = (allowedName: string): string => JSON.stringify(allowedName);
+      this._fail(place, value, expectedOneOf(name, allowed, show));
     }
     return found;
   }

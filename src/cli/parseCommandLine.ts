@@ -146,12 +146,10 @@ function parseLeniently(
 }
 
 /** What parseArgs' token says of one option. */
-interface OptionToken {
-  readonly name: string;
-  readonly rawName: string;
-  readonly value?: string | undefined;
-  readonly inlineValue?: boolean | undefined;
-}
+type OptionToken = Extract<
+  NonNullable<ReturnType<typeof parseArgs>['tokens']>[number],
+  { kind: 'option' }
+>;
 
 function optionValue(
   command: string,

@@ -87,11 +87,9 @@ export function describeConfig(config: LegacyApiConfig): string[] {
 function summary(config: LegacyApiConfig): string {
   const listeners = config.listeners.length;
   if (listeners === 0) return 'no listener serves the legacy metrics API';
-  const groups = config.listeners.reduce(
-    (sum, listener) =>
-      sum + listener.handlerGroups.filter(servesMetrics).length,
-    0
-  );
+  const groups = config.listeners
+    .flatMap(listener => listener.handlerGroups)
+    .filter(servesMetrics).length;
   return groups === 0
     ? `${plural(listeners, 'listener')}, but no handler group lists ${METRICS_HANDLER}: nothing is served`
     : `${plural(listeners, 'listener')}, ${plural(groups, 'handler group')} serving the legacy metrics API`;

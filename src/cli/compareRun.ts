@@ -11,17 +11,16 @@ import { Worker } from 'node:worker_threads';
 import { LegacyApiError, type LegacyApiErrorCode } from '../errors';
 import {
   compareServers,
+  type CompareOptions,
   type CompareProgress,
 } from '../migrate/compareServers';
 import { comparisonText } from '../migrate/comparisonText';
 
 /** What `compare` was asked, as the worker receives it. */
-export interface CompareRequest {
-  readonly legacy: string;
-  readonly prometheus: string;
-  readonly hostTypes: readonly string[] | undefined;
-  readonly json: boolean;
-}
+export type CompareRequest = Pick<
+  CompareOptions,
+  'legacy' | 'prometheus' | 'hostTypes'
+> & { readonly json: boolean };
 
 /** Exit status when a key disagrees. */
 export const EXIT_DISAGREE = 1;

@@ -24,7 +24,9 @@ import { describeDeprecation } from './describeDeprecation';
 import { parseCommandLine, type ParsedCommandLine } from './parseCommandLine';
 import { watchSignals } from './signals';
 import { UsageError } from './UsageError';
-import { startClusterDemo } from '../demo/clusterDemo';
+import { startClusterDemo, type RunningDemo } from '../demo/clusterDemo';
+
+export type { RunningDemo } from '../demo/clusterDemo';
 
 /** Where the demo listens. */
 export interface DemoOptions {
@@ -54,19 +56,6 @@ export const DEFAULT_DEMO_OPTIONS = Object.freeze({
   graceMs: 3_000,
 });
 
-/** A running demo. */
-export interface RunningDemo {
-  /** Every handler group serving the legacy API, as bound. */
-  readonly listeners: readonly RunningLegacyListener[];
-  /** The Prometheus exposition's URL; undefined without the exporter. */
-  readonly prometheusUrl: string | undefined;
-  /**
-   * Stops accepting, lets requests in flight finish (for at most `graceMs`), then stops the
-   * traffic and shuts the provider down, flushing OTLP. Idempotent.
-   */
-  stop(): Promise<void>;
-}
-
 /**
  * The demo's default configuration file, named relative to the working directory when it lies
  * below it (so messages stay short), absolute otherwise.
@@ -92,13 +81,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       config,
       options.prometheus ?? {},
       options.workers!,
-      options.out
+      options.out,
+      DEFAULT_DEMO_OPTIONS.graceMs
     );
     printStartup(options, running.listeners, running.prometheusUrl);
-    return {
-      ...running,
-      stop: () => running.stop(DEFAULT_DEMO_OPTIONS.graceMs),
-    };
+    return running;
   }
   // The one-call setup: the legacy reader, Prometheus, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const telemetry = await createMeterProviderWithLegacyApi({

@@ -39,8 +39,6 @@ export interface ParsedCommandLine {
 
 const HELP: CommandOption = { type: 'boolean', short: 'h' };
 
-type ParseArgsOptions = Readonly<Record<string, CommandOption>>;
-
 /** The options and positionals found, before the positionals are checked. */
 interface FoundOnLine {
   readonly values: ParsedCommandLine['values'];
@@ -80,7 +78,7 @@ export function parseCommandLine(
 function parseStrictly(
   command: string,
   args: readonly string[],
-  options: ParseArgsOptions,
+  options: CommandLineSpec['options'],
   spec: CommandLineSpec
 ): FoundOnLine {
   try {
@@ -114,7 +112,7 @@ function expectedOptions(spec: CommandLineSpec): string {
 function parseLeniently(
   command: string,
   args: readonly string[],
-  options: ParseArgsOptions,
+  options: CommandLineSpec['options'],
   spec: CommandLineSpec
 ): FoundOnLine {
   const { tokens } = parseArgs({
@@ -148,12 +146,10 @@ function parseLeniently(
 }
 
 /** What parseArgs' token says of one option. */
-interface OptionToken {
-  readonly name: string;
-  readonly rawName: string;
-  readonly value?: string | undefined;
-  readonly inlineValue?: boolean | undefined;
-}
+type OptionToken = Extract<
+  NonNullable<ReturnType<typeof parseArgs>['tokens']>[number],
+  { kind: 'option' }
+>;
 
 function optionValue(
   command: string,

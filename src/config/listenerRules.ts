@@ -4,7 +4,6 @@
  *
  * Every problem reads `found X, expected Y`, after the file and the place.
  */
-import { isIP } from 'node:net';
 import { ConfigError } from '../errors';
 import { DEFAULT_LISTENER_TIMEOUTS, type ListenerConfig } from './types';
 
@@ -64,11 +63,6 @@ export function isPort(value: bigint): boolean {
 /** True for a positive integer JavaScript can hold exactly. */
 export function isPositiveCount(value: bigint): boolean {
   return value >= 1n && value <= BigInt(Number.MAX_SAFE_INTEGER);
-}
-
-/** 4 or 6 for an IP literal, 0 for anything else (host names included). */
-export function ipVersionOf(address: string): 0 | 4 | 6 {
-  return isIP(address) as 0 | 4 | 6;
 }
 
 /** True for a valid handler group host. */

@@ -28,7 +28,12 @@ export async function readConfigStream(
       typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     bytes += buffer.length;
     // Leaving the loop destroys the stream: nothing more is read.
-    if (bytes > MAX_CONFIG_BYTES) throw tooLarge(name);
+    if (bytes > MAX_CONFIG_BYTES)
+      throw new ConfigError(
+        name,
+        '',
+        `found more than ${CAP}, expected a configuration of at most ${CAP} (${MAX_CONFIG_BYTES} bytes)`
+      );
     chunks.push(buffer);
   }
   return Buffer.concat(chunks, bytes).toString('utf8');
@@ -40,10 +45,4 @@ export async function readConfigStream(
  */
 export function readConfigFile(path: string): Promise<string> {
   return readConfigStream(createReadStream(path), path);
-}
-
-const TOO_LARGE = `expected a configuration of at most ${CAP} (${MAX_CONFIG_BYTES} bytes)`;
-
-function tooLarge(name: string): ConfigError {
-  return new ConfigError(name, '', `found more than ${CAP}, ${TOO_LARGE}`);
 }

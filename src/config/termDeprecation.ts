@@ -61,6 +61,7 @@ function termToPlain(
   switch (node.kind) {
     case 'string':
     case 'binary':
+    case 'float':
       return node.value;
     case 'atom':
       return node.value === 'true'
@@ -70,8 +71,6 @@ function termToPlain(
           : OTHER_TERM;
     case 'integer':
       return Number(node.value);
-    case 'float':
-      return node.value;
     case 'list':
       if (
         path !== 'brownouts' &&

@@ -3,13 +3,13 @@
  * `{listen, [...]}` term whose `{modules, [...]}` option lists a `service_api` module.
  * Other top-level terms and other listeners are left to the messaging server.
  */
+import { isIP } from 'node:net';
 import { readTermDeprecation } from './termDeprecation';
 import {
   checkTimeouts,
   checkUniqueAddresses,
   checkUniqueGroups,
   EXPECTED,
-  ipVersionOf,
   isHost,
   isPath,
   isPort,
@@ -140,17 +140,7 @@ class TermListenerReader extends TermSettingsReader {
         'a transport option',
         ' in transport_options'
       );
-      for (const [name, option] of inner) {
-        const outer = settings.get(name);
-        if (outer !== undefined) {
-          this._failAt(
-            option,
-            `${name} a second time`,
-            `each option once (first at ${placeOf(outer)})`
-          );
-        }
-        settings.set(name, option);
-      }
+      for (const [name, option] of inner) this._addOnce(settings, name, option);
     }
 
     const count = (name: string, fallback: number, infinityAllowed = false) =>
@@ -200,7 +190,7 @@ class TermListenerReader extends TermSettingsReader {
         : address.kind === 'tuple'
           ? ipTupleToString(address)
           : undefined;
-    if (ipAddress === undefined || ipVersionOf(ipAddress) === 0)
+    if (ipAddress === undefined || isIP(ipAddress) === 0)
       this._fail(address, 'for the IP address', EXPECTED.ipAddress);
     return { port, ipAddress };
   }

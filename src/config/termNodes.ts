@@ -6,47 +6,33 @@ export interface TermPosition {
   column: number;
 }
 
+/** A term with a value of its own; `kind` says which. */
+interface ValueNode<K extends string, V> extends TermPosition {
+  kind: K;
+  value: V;
+}
+
 /** An atom, unquoted (`abc_def@x`) or quoted (`'Any atom'`). */
-export interface AtomNode extends TermPosition {
-  kind: 'atom';
-  value: string;
-}
-
+export type AtomNode = ValueNode<'atom', string>;
 /** A string `"..."`; adjacent strings are concatenated as in Erlang. */
-export interface StringNode extends TermPosition {
-  kind: 'string';
-  value: string;
-}
-
+export type StringNode = ValueNode<'string', string>;
 /** A binary made of string segments, `<<"...">>` or `<<"..."/utf8>>`. */
-export interface BinaryNode extends TermPosition {
-  kind: 'binary';
-  value: string;
-}
-
+export type BinaryNode = ValueNode<'binary', string>;
 /** An integer: decimal, `Base#Digits` or a character `$c`. */
-export interface IntegerNode extends TermPosition {
-  kind: 'integer';
-  value: bigint;
-}
-
+export type IntegerNode = ValueNode<'integer', bigint>;
 /** A float such as `1.5`, `-2.0e-3`. Always finite. */
-export interface FloatNode extends TermPosition {
-  kind: 'float';
-  value: number;
+export type FloatNode = ValueNode<'float', number>;
+
+/** A term made of terms; `kind` says which. */
+interface ElementsNode<K extends string> extends TermPosition {
+  kind: K;
+  elements: TermNode[];
 }
 
 /** A tuple `{...}`. */
-export interface TupleNode extends TermPosition {
-  kind: 'tuple';
-  elements: TermNode[];
-}
-
+export type TupleNode = ElementsNode<'tuple'>;
 /** A proper list `[...]`. */
-export interface ListNode extends TermPosition {
-  kind: 'list';
-  elements: TermNode[];
-}
+export type ListNode = ElementsNode<'list'>;
 
 /** Any term the parser accepts. */
 export type TermNode =

@@ -53,16 +53,25 @@ export class TermSettingsReader {
           expectedOneOf(name, known)
         );
       }
-      const first = found.get(name);
-      if (first !== undefined)
-        this._failAt(
-          option,
-          `${name} a second time`,
-          `each option once (first at ${placeOf(first)})`
-        );
-      found.set(name, option);
+      this._addOnce(found, name, option);
     }
     return found;
+  }
+
+  /** Adds `option` to `found` as `name`, which it must not hold yet. */
+  protected _addOnce(
+    found: Map<string, TupleNode>,
+    name: string,
+    option: TupleNode
+  ): void {
+    const first = found.get(name);
+    if (first !== undefined)
+      this._failAt(
+        option,
+        `${name} a second time`,
+        `each option once (first at ${placeOf(first)})`
+      );
+    found.set(name, option);
   }
 
   protected _count(

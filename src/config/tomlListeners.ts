@@ -3,6 +3,7 @@
  * that have `[[listen.http.handlers.service_api]]` groups. Everything else in the file
  * is left to the messaging server.
  */
+import { isIP } from 'node:net';
 import type { TomlTable, TomlValue } from 'smol-toml' with {
   'resolution-mode': 'import',
 };
@@ -11,12 +12,11 @@ import { ConfigError } from '../errors';
 import { expectedOneOf } from '../nameSuggestion';
 import { shorten } from '../optionValidation';
 import { readTomlDeprecation } from './tomlDeprecation';
-import { isTable, parseToml, quoted, render } from './tomlValues';
+import { isTable, parseToml, render } from './tomlValues';
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
   EXPECTED,
-  ipVersionOf,
   isHost,
   isPath,
   isPort,
@@ -150,7 +150,7 @@ class TomlListenerReader {
   private _ipAddress(table: TomlTable, place: string): string | undefined {
     const value = table['ip_address'];
     if (value === undefined) return undefined;
-    if (typeof value !== 'string' || ipVersionOf(value) === 0)
+    if (typeof value !== 'string' || isIP(value) === 0)
       this._fail(`${place}.ip_address`, value, EXPECTED.ipAddress);
     return value;
   }
@@ -162,7 +162,7 @@ class TomlListenerReader {
   ): 4 | 6 {
     const value = table['ip_version'];
     const addressVersion =
-      ipAddress === undefined ? undefined : (ipVersionOf(ipAddress) as 4 | 6);
+      ipAddress === undefined ? undefined : (isIP(ipAddress) as 4 | 6);
     if (value === undefined) return addressVersion ?? CONFIG_DEFAULTS.ipVersion;
     if (value !== 4n && value !== 6n)
       this._fail(`${place}.ip_version`, value, EXPECTED.ipVersion);
@@ -252,7 +252,9 @@ class TomlListenerReader {
     const found = allowed.find(name => name === value);
     if (found === undefined) {
       const name = typeof value === 'string' ? value : '';
-      this._fail(place, value, expectedOneOf(name, allowed, quoted));
+      // Named as TOML writes a string.
+      const show = (allowedName: string): string => JSON.stringify(allowedName);
+      this._fail(place, value, expectedOneOf(name, allowed, show));
     }
     return found;
   }

@@ -40,11 +40,6 @@ export function isTable(value: TomlValue | undefined): value is TomlTable {
   );
 }
 
-/** A name as TOML writes a string. */
-export function quoted(name: string): string {
-  return JSON.stringify(name);
-}
-
 /** A TOML value as JSON would show it (numbers in TOML spelling), or `nothing`. */
 export function render(value: TomlValue | undefined): string {
   return value === undefined ? 'nothing' : shorten(renderValue(value));

@@ -17,24 +17,32 @@ const REPLACE_AFTER_MS = 1_000;
 /** How long `stop()` waits for the workers to send their last data and exit. */
 const WORKER_EXIT_MS = 5_000;
 
-/** The cluster demo's primary, serving. */
-export interface RunningClusterDemo {
+/** A running demo, in one process or as a cluster's primary. */
+export interface RunningDemo {
+  /** Every handler group serving the legacy API, as bound. */
   readonly listeners: readonly RunningLegacyListener[];
+  /** The Prometheus exposition's URL; undefined without the exporter. */
   readonly prometheusUrl: string | undefined;
-  /** Stops the workers (their last data is sent), then closes the listeners. Idempotent. */
-  stop(graceMs: number): Promise<void>;
+  /**
+   * Stops the traffic (a cluster's workers send their last data), closes the listeners, letting
+   * requests in flight finish for at most the demo's grace time, and shuts the provider down,
+   * flushing OTLP. Idempotent.
+   */
+  stop(): Promise<void>;
 }
 
 /**
  * Starts the primary and forks `workers` workers.
+ * @param graceMs how long `stop()` lets requests in flight finish
  * @throws ListenError when a listener or Prometheus cannot bind; nothing is left running
  */
 export async function startClusterDemo(
   config: LegacyApiConfig,
   prometheus: Pick<PrometheusEndpointOptions, 'address' | 'port'> | false,
   workers: number,
-  out: (line: string) => void
-): Promise<RunningClusterDemo> {
+  out: (line: string) => void,
+  graceMs: number
+): Promise<RunningDemo> {
   const primary = await createClusterPrimaryWithLegacyApi({
     // Each worker's uptime is its own: the server's is the longest, not their sum.
     legacy: { hostTypes: DEMO_HOST_TYPES, gauges: { nodeUpTime: 'max' } },
@@ -86,7 +94,7 @@ export async function startClusterDemo(
   return {
     listeners: primary.legacy.listeners,
     prometheusUrl: primary.prometheusUrl,
-    stop: graceMs =>
+    stop: () =>
       (stopped ??= (async () => {
         stopping = true;
         const alive = Object.values(cluster.workers ?? {}).filter(

@@ -111,18 +111,12 @@ export function startSimulatedMessagingServer(
     valueType: 0,
     advice: { explicitBucketBoundaries: [...AUTH_LATENCY_BOUNDARIES_US] },
   });
-  const stanzaSize = {
-    unit: 'By',
-    valueType: 0,
-    advice: { explicitBucketBoundaries: [...STANZA_SIZE_BOUNDARIES_BYTES] },
-  };
-  const stanzaSizeSent = meter.createHistogram(
-    'data.xmpp.sent.xml_stanza_size',
-    stanzaSize
-  );
-  const stanzaSizeReceived = meter.createHistogram(
-    'data.xmpp.received.xml_stanza_size',
-    stanzaSize
+  const [stanzaSizeSent, stanzaSizeReceived] = ['sent', 'received'].map(way =>
+    meter.createHistogram(`data.xmpp.${way}.xml_stanza_size`, {
+      unit: 'By',
+      valueType: 0,
+      advice: { explicitBucketBoundaries: [...STANZA_SIZE_BOUNDARIES_BYTES] },
+    })
   );
   const states: HostTypeState[] = hostTypes.map(hostType => ({
     attributes: { host_type: hostType },

@@ -76,6 +76,7 @@ class Parser {
     const items: CollectdItem[] = [];
     for (;;) {
       const token = this._next();
+      let name = token;
       switch (token.type) {
         case 'EOL':
           continue;
@@ -86,54 +87,31 @@ class Parser {
               `</${String(open.value)}> to close the block opened at line ${open.line}`
             );
           return items;
-        case 'UNQUOTED_STRING': {
-          const values = this._arguments();
-          if (values.length === 0) this._fail(this._peek(), 'a value');
-          this._expect('EOL', 'the end of the line');
-          items.push({
-            key: token.text,
-            values,
-            children: [],
-            file: this._file,
-            line: token.line,
-          });
-          continue;
-        }
-        case 'OPENBRAC': {
+        case 'UNQUOTED_STRING':
+          break;
+        case 'OPENBRAC':
           if (this._peek().type === 'SLASH') {
             this._index++;
-            const name = this._expect('UNQUOTED_STRING', 'a block name');
+            const closing = this._expect('UNQUOTED_STRING', 'a block name');
             if (open === undefined)
-              this._fail(name, 'no closing tag: no block is open');
-            if (name.text !== open.text)
+              this._fail(closing, 'no closing tag: no block is open');
+            if (closing.text !== open.text)
               this._fail(
-                name,
+                closing,
                 `</${open.text}> to close the block opened at line ${open.line}`
               );
             this._expect('CLOSEBRAC', '">"');
             this._expect('EOL', 'the end of the line');
             return items;
           }
-          const name = this._expect('UNQUOTED_STRING', 'a block name');
+          name = this._expect('UNQUOTED_STRING', 'a block name');
           // The parser recurses once per block: a cap keeps a hostile file off the stack's end.
           if (depth === MAX_BLOCK_DEPTH)
             this._fail(
               name,
               `at most ${MAX_BLOCK_DEPTH} blocks nested in one another`
             );
-          const values = this._arguments();
-          this._expect('CLOSEBRAC', '">"');
-          this._expect('EOL', 'the end of the line');
-          const children = this.statements(name, depth + 1);
-          items.push({
-            key: name.text,
-            values,
-            children,
-            file: this._file,
-            line: name.line,
-          });
-          continue;
-        }
+          break;
         default:
           this._fail(
             token,
@@ -142,6 +120,19 @@ class Parser {
               : `an option, a block or </${open.text}>`
           );
       }
+      // An option or a block's opening tag: its values, then its children if it is a block.
+      const block = token.type === 'OPENBRAC';
+      const values = this._arguments();
+      if (block) this._expect('CLOSEBRAC', '">"');
+      else if (values.length === 0) this._fail(this._peek(), 'a value');
+      this._expect('EOL', 'the end of the line');
+      items.push({
+        key: name.text,
+        values,
+        children: block ? this.statements(name, depth + 1) : [],
+        file: this._file,
+        line: name.line,
+      });
     }
   }
 }

@@ -4,7 +4,9 @@
  * map is compared with the reads that bracket it, and a read is dropped once no legacy map still
  * needs it, so that time and memory grow with the server, not with its square.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
+import { getOrMake } from '../getOrMake';
 import { ExpositionIndex, type ExpositionRead } from './expositionIndex';
 import {
   fetchMetricsMap,
@@ -91,9 +93,6 @@ interface Answer {
   readonly answeredAt: number;
   readonly map: Map<string, LegacyMetricValue>;
 }
-
-const sleep = (ms: number): Promise<void> =>
-  new Promise(resolve => setTimeout(resolve, ms));
 
 /**
  * Reads the legacy API and the exposition together and compares every key of every metric, per
@@ -277,11 +276,8 @@ export async function compareServers(
     const next = new Map<number, Set<string>>();
     for (const [group] of wanted)
       for (const [id, result] of results[group]!)
-        if (result.agree === false && result.lasting !== true) {
-          const set = next.get(group) ?? new Set<string>();
-          set.add(id);
-          next.set(group, set);
-        }
+        if (result.agree === false && result.lasting !== true)
+          getOrMake(next, group, () => new Set()).add(id);
     wanted = next;
   }
   let disagreements = 0;

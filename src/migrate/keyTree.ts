@@ -1,4 +1,5 @@
 /** How curl_json matches a `<Key>` path against the names and fields of a legacy map. */
+import { getOrMake } from '../getOrMake';
 import type { CurlJsonKey } from './curlJsonPoller';
 
 /** A tree of key paths, as curl_json matches them: at each level an exact part wins over `*`. */
@@ -26,12 +27,8 @@ export class KeyTree {
         this.misshapen.push(key);
         continue;
       }
-      const names =
-        this._root.get(root) ?? new Map<string, Map<string, CurlJsonKey>>();
-      this._root.set(root, names);
-      const fields = names.get(name) ?? new Map<string, CurlJsonKey>();
-      names.set(name, fields);
-      fields.set(field, key);
+      const names = getOrMake(this._root, root, () => new Map());
+      getOrMake(names, name, () => new Map()).set(field, key);
     }
   }
 

@@ -4,6 +4,7 @@
  * poller's file itself names.
  */
 import { HISTOGRAM_FIELDS, type MetricKind } from '../snapshot/legacyValues';
+import { getOrMake } from '../getOrMake';
 import { LEGACY_KEYS } from './legacyKeyQuery';
 import type { CurlJsonPoller } from './curlJsonPoller';
 import type { LegacyMetricValue } from './fetchServer';
@@ -59,9 +60,8 @@ export function explicitCatalog(poller: CurlJsonPoller): Catalog {
       const name = single ?? parts[1];
       const field = single === undefined ? parts[2] : parts[1];
       if (name === undefined || name === '*' || field === undefined) continue;
-      const set = fields.get(name) ?? new Set<string>();
+      const set = getOrMake(fields, name, () => new Set<string>());
       if (field !== '*') set.add(field);
-      fields.set(name, set);
     }
   }
   const catalog: Catalog = new Map();

@@ -2,6 +2,7 @@
  * The three files `migrate` writes: prometheus.yml, rules.yml and report.txt.
  */
 import { stringify } from 'yaml';
+import { getOrMake } from '../getOrMake';
 import {
   DEFAULT_WINDOW_MS,
   agreementOf,
@@ -29,7 +30,7 @@ export function prometheusYml(plan: MigrationPlan): string {
   const byPath = new Map<string, URL[]>();
   for (const target of plan.prometheusTargets) {
     const key = `${target.protocol}${target.pathname}`;
-    byPath.set(key, [...(byPath.get(key) ?? []), target]);
+    getOrMake(byPath, key, () => []).push(target);
   }
   const config = {
     global: {
@@ -105,8 +106,7 @@ function mappedByUrl(plan: MigrationPlan): string[] {
   const byUrl = new Map<string, string[][]>();
   for (const m of plan.mappings) {
     if (m.rule === undefined) continue;
-    const rows = byUrl.get(m.url.url) ?? [];
-    byUrl.set(m.url.url, rows);
+    const rows = getOrMake(byUrl, m.url.url, () => []);
     const placement = parseLegacyUrl(m.url.url)?.placement.label ?? 'host_type';
     rows.push([
       m.path,

@@ -3,6 +3,7 @@
  * key paths collectd truncates or crashes on, no MaxReadInterval, and wildcards that read more
  * than one means.
  */
+import { getOrMake } from '../getOrMake';
 import type { CurlJsonKey, CurlJsonPoller } from './curlJsonPoller';
 import type { Finding, Mapping } from './migrationPlan';
 
@@ -60,10 +61,7 @@ export function findPitfalls(
       (parts[2] === 'value' || parts[2] === '*') &&
       m.field === 'value'
     )
-      valueWildcards.set(
-        m.key,
-        (valueWildcards.get(m.key) ?? new Set()).add(m.name)
-      );
+      getOrMake(valueWildcards, m.key, () => new Set()).add(m.name);
   }
   for (const url of poller.urls)
     for (const key of url.keys)

@@ -4,6 +4,7 @@
  * recording rule that reproduces it; and what cannot be mapped. Reads nothing: a pure function
  * of its inputs.
  */
+import { getOrMake } from '../getOrMake';
 import { legacyKeyQuery } from './legacyKeyQuery';
 import { prometheusSeries, type PrometheusSeries } from './prometheusNames';
 import type {
@@ -190,16 +191,13 @@ export function planMigration(
           });
           continue;
         }
-        const parts: RuleParts = rules.get(record) ?? {
+        const { placements } = getOrMake(rules, record, () => ({
           series,
           field,
           placements: new Map(),
-        };
-        rules.set(record, parts);
-        const groups =
-          parts.placements.get(placement.label) ?? new Set<string>();
+        }));
+        const groups = getOrMake(placements, placement.label, () => new Set());
         if (group !== undefined) groups.add(group);
-        parts.placements.set(placement.label, groups);
       }
     }
   }

@@ -4,6 +4,7 @@
  * `a_b`, but only `a_total{op="b"}` ends in the literal value `b`. Where the exposition cannot
  * tell two legacy names apart, the match says so instead of picking one.
  */
+import { getOrMake } from '../getOrMake';
 import type { MetricKind } from '../snapshot/legacyValues';
 import {
   legacyNameKey,
@@ -36,12 +37,6 @@ interface Candidate {
   readonly instrument: string;
   /** The instrument name needed no sanitising: the legacy name holds the family name literally. */
   readonly literal: boolean;
-}
-
-function push<T>(map: Map<string, T[]>, key: string, item: T): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [item]);
-  else list.push(item);
 }
 
 /** A series as PromQL selects it, for messages. */
@@ -88,12 +83,11 @@ export class SeriesMatcher {
           family.type,
           labels
         ))
-          push(this._byKey, key, series);
+          getOrMake(this._byKey, key, () => []).push(series);
       }
     }
-    for (const name of new Set(legacyNames)) {
-      push(this._namesByKey, legacyNameKey(name), name);
-    }
+    for (const name of new Set(legacyNames))
+      getOrMake(this._namesByKey, legacyNameKey(name), () => []).push(name);
   }
 
   private _candidates(name: string, kind: MetricKind): Candidate[] {
@@ -127,10 +121,9 @@ export class SeriesMatcher {
 
   /** The series of legacy name `name` of kind `kind`. */
   match(name: string, kind: MetricKind): SeriesMatch {
-    const id = `${kind}\u0000${name}`;
-    const match = this._memo.get(id) ?? this._match(name, kind);
-    this._memo.set(id, match);
-    return match;
+    return getOrMake(this._memo, `${kind}\u0000${name}`, () =>
+      this._match(name, kind)
+    );
   }
 
   private _match(name: string, kind: MetricKind): SeriesMatch {

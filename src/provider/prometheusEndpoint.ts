@@ -104,9 +104,8 @@ export async function servePrometheus(
     }
     return {
       url: undefined,
-      close: () => {
+      close: async () => {
         stopped = true;
-        return Promise.resolve();
       },
     };
   }

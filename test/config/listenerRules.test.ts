@@ -1,7 +1,6 @@
 import {
   checkUniqueAddresses,
   checkUniqueGroups,
-  ipVersionOf,
   isPort,
   isPositiveCount,
 } from '../../src/config/listenerRules';
@@ -46,19 +45,6 @@ describe('isPositiveCount', () => {
     [BigInt(Number.MAX_SAFE_INTEGER) + 1n, false],
   ])('should judge %s', (value, valid) => {
     expect(isPositiveCount(value)).toBe(valid);
-  });
-});
-
-describe('ipVersionOf', () => {
-  it.each([
-    ['127.0.0.1', 4],
-    ['::1', 6],
-    ['::ffff:127.0.0.1', 6],
-    ['localhost', 0],
-    ['256.0.0.1', 0],
-    ['', 0],
-  ])('should give %j version %s', (address, version) => {
-    expect(ipVersionOf(address)).toBe(version);
   });
 });
 

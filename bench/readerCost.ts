@@ -67,6 +67,8 @@ async function startProfile(): Promise<{
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  // Every 100 µs, not the default 1 ms: a tick of about 10 ms then gets a hundred samples, not ten.
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   return {
     async stopInto(file) {

@@ -19,7 +19,7 @@ export const WARNING_CODES = Object.freeze({
   seriesFault: 'LEGACY_API_SERIES_FAULT',
   /** An observable callback did not finish within a slot: its observations were left out of that tick. */
   collectTimeout: 'LEGACY_API_COLLECT_TIMEOUT',
-  /** A collection reported an error (an observable callback threw). */
+  /** A collection reported an error (an observable callback threw), or failed whole. */
   collectError: 'LEGACY_API_COLLECT_ERROR',
   /** A client polls the legacy API for the first time (or the client table is full). */
   newClient: 'LEGACY_API_NEW_CLIENT',

@@ -119,9 +119,9 @@ export class LegacyClusterAggregator extends ServedStore {
   async shutdown(): Promise<void> {
     if (this.status === 'shutdown') return;
     this.shutDown();
-    void this._ticker.stop();
     cluster.off('message', this._onMessage);
     cluster.off('exit', this._onExit);
+    await this._ticker.stop();
   }
 
   /** Queues a publication of what was applied so far. */

@@ -3,7 +3,6 @@
  * exporter's own temporality and aggregation (cumulative sums, explicit-bucket histograms) that
  * sends, at every slot boundary, the series whose value changed since it last sent, to the primary.
  */
-import { diag } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   MetricReader,
@@ -19,7 +18,7 @@ import { observableCountersAsLastValues } from '../reader/LegacyMetricsReader';
 import { DEFAULT_READER_OPTIONS } from '../reader/options';
 import { SlotTicker } from '../reader/slotClock';
 import { sendToPrimary, WorkerChannel } from '../reader/WorkerChannel';
-import { WARNING_CODES, WarnOnce } from '../warnings';
+import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import { encodeCumulativeChanges, SentValues } from './encodeCumulative';
 
 /** Options of {@link createClusterPrometheusReader}. */
@@ -82,7 +81,15 @@ class ClusterCumulativeReader extends MetricReader {
         timeoutMillis: this._ticker.slotMs,
       }));
     } catch (error) {
-      diag.error('cluster Prometheus reader: collection failed', error);
+      // Its callbacks' errors and timeouts are the legacy reader's to report: the same
+      // callbacks run for both readers, so only a collection that failed whole is told here.
+      const message = errorText(error);
+      this._warnings.warn(
+        `error:${message}`,
+        WARNING_CODES.collectError,
+        `cluster Prometheus reader: collection failed: ${message}`,
+        error
+      );
       return;
     }
     const { body, refused } = encodeCumulativeChanges(metrics, this._sent);

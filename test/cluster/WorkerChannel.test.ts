@@ -1,6 +1,7 @@
 /**
- * The worker's outbox over a real IPC channel (a forked child): never more than
- * MAX_QUEUED_MESSAGES handed to the channel and not yet written.
+ * A worker's side of the cluster over a real IPC channel (a forked child): the outbox never has
+ * more than MAX_QUEUED_MESSAGES handed to the channel and not yet written, and the cluster
+ * Prometheus reader warns of a failed collection.
  */
 import { fork } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -40,6 +41,34 @@ describe('sendToPrimary', () => {
       'message 0',
       'message 1',
       'message 2',
+    ]);
+  }, 20_000);
+});
+
+describe('createClusterPrometheusReader', () => {
+  it('should warn once with a stable code when a collection fails whole', async () => {
+    const child = fork(resolve(__dirname, 'fixtures', 'unboundReader.js'), [], {
+      execPath: process.execPath,
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    const report = await new Promise<Record<string, unknown>>(
+      (resolved, failed) => {
+        child.once('message', message =>
+          resolved(message as Record<string, unknown>)
+        );
+        child.once('exit', code =>
+          failed(new Error(`the child exited (code ${code}) before its report`))
+        );
+      }
+    );
+    child.kill();
+    expect(report['warnings']).toEqual([
+      {
+        code: 'LEGACY_API_COLLECT_ERROR',
+        message: expect.stringMatching(
+          /^cluster Prometheus reader: collection failed: .+/
+        ) as unknown,
+      },
     ]);
   }, 20_000);
 });

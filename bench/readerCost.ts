@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { GCProfiler, type GCProfilerResult } from 'node:v8';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { LegacyMetricsReader } from '../src';
 import { MetricStore } from '../src/reader/MetricStore';
@@ -35,6 +36,7 @@ import {
  * second (a rotating 10% of the series) and timed alone, with process.cpuUsage and the wall clock.
  * `cycleCpuMs` is the process's CPU per measured tick together with its second of updates: the
  * collector's work that a tick causes counts there wherever it lands, in the tick or after it.
+ * `gc` is the collector's main-thread time per measured tick and what its scavenges promoted.
  */
 
 /** The slot (`--slot-ms N`, the reader's default unless given): each tick brings its updates. */
@@ -76,6 +78,36 @@ async function startProfile(): Promise<{
       writeFileSync(file, JSON.stringify(profile));
       session.disconnect();
     },
+  };
+}
+
+/**
+ * The collector's work in the measured ticks, per tick: its main-thread time by kind, and what
+ * the scavenges promoted into the old space, which later mark-compacts must sweep. Two runs of
+ * one process can differ most here, so a share by difference is read beside these figures.
+ */
+function gcPerTick(
+  statistics: GCProfilerResult['statistics'],
+  ticks: number
+): { scavengeMs: number; markCompactMs: number; promotedMB: number } {
+  let scavengeMs = 0;
+  let markCompactMs = 0;
+  let promoted = 0;
+  const oldUsed = (heap: GCProfilerResult['statistics'][number]['afterGC']) =>
+    heap.heapSpaceStatistics
+      .filter(s => s.spaceName === 'old_space' || s.spaceName === 'lo_space')
+      .reduce((sum, s) => sum + s.spaceUsedSize, 0);
+  for (const gc of statistics) {
+    if (gc.gcType === 'Scavenge') {
+      scavengeMs += gc.cost / 1000;
+      promoted += oldUsed(gc.afterGC) - oldUsed(gc.beforeGC);
+    } else if (gc.gcType === 'MarkSweepCompact')
+      markCompactMs += gc.cost / 1000;
+  }
+  return {
+    scavengeMs: scavengeMs / ticks,
+    markCompactMs: markCompactMs / ticks,
+    promotedMB: promoted / 1e6 / ticks,
   };
 }
 
@@ -172,6 +204,8 @@ async function main(): Promise<void> {
   let longestSliceMs = 0;
   const profile = argument('profile');
   const profiler = profile === undefined ? undefined : await startProfile();
+  const gcProfiler = new GCProfiler();
+  gcProfiler.start();
   const cycleStart = process.cpuUsage();
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
@@ -191,6 +225,7 @@ async function main(): Promise<void> {
       );
   }
   const cycle = process.cpuUsage(cycleStart);
+  const gc = gcPerTick(gcProfiler.stop().statistics, measuredTicks);
   const cycleCpuMs = (cycle.user + cycle.system) / 1000 / measuredTicks;
   if (profiler !== undefined) await profiler.stopInto(profile!);
 
@@ -230,6 +265,7 @@ async function main(): Promise<void> {
     firstTick: first,
     tickCpuMs: summary(cpu),
     cycleCpuMs,
+    gc,
     tickWallMs: summary(wall),
     longestSliceCpuMs,
     longestSliceMs,

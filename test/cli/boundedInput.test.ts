@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fastestRun } from '../support/timing';
 
 const ROOT = resolve(__dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -96,17 +97,15 @@ const BOUND_MS = 2000;
  * {@link runCapped}, run again while it took {@link BOUND_MS} beyond start-up (three runs at
  * most): the fastest. A load spike slows one start-up; a hostile input costs its time every run.
  */
-async function runBounded(
+function runBounded(
   args: string[],
   stdin?: { chunk: Buffer; count: number }
 ): Promise<Outcome> {
-  let fastest = await runCapped(args, stdin);
-  for (let run = 1; run < 3; run++) {
-    if (fastest.elapsedMs - startupMs < BOUND_MS) break;
-    const again = await runCapped(args, stdin);
-    if (again.elapsedMs < fastest.elapsedMs) fastest = again;
-  }
-  return fastest;
+  return fastestRun(
+    startupMs + BOUND_MS,
+    () => runCapped(args, stdin),
+    outcome => outcome.elapsedMs
+  );
 }
 
 /** Asserts the one-line error, status 2, no stack trace, 2 s beyond start-up and 200 MB. */

@@ -36,7 +36,8 @@ import {
  * second (a rotating 10% of the series) and timed alone, with process.cpuUsage and the wall clock.
  * `cycleCpuMs` is the process's CPU per measured tick together with its second of updates: the
  * collector's work that a tick causes counts there wherever it lands, in the tick or after it.
- * `gc` is the collector's main-thread time per measured tick and what its scavenges promoted.
+ * `gc` is the collector's main-thread time per measured tick and what its scavenges promoted;
+ * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap.
  */
 
 /** The slot (`--slot-ms N`, the reader's default unless given): each tick brings its updates. */
@@ -141,6 +142,12 @@ async function main(): Promise<void> {
 
   const sliceMs = argument('slice-ms');
   const applyFirst = process.argv.includes('--apply-first');
+  // Held, never touched: the heap a host keeps of its own, so that a reader is measured in the
+  // collector regime of a process that holds that much (see gcPerTick).
+  const inertHeap = Array.from(
+    { length: Number(argument('inert-objects') ?? 0) },
+    (_, i) => ({ at: i, pair: [i, i + 0.5], next: null })
+  );
 
   const clock = { now: 1_700_000_000_000 };
   const readerOptions = {
@@ -274,6 +281,7 @@ async function main(): Promise<void> {
   });
   // Keep everything reachable until the numbers are taken.
   await provider.shutdown();
+  inertHeap.length = 0;
   process.exit(0);
 }
 

@@ -1,7 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { GCProfiler, type GCProfilerResult } from 'node:v8';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  MeterProvider,
+  type ResourceMetrics,
+  type ScopeMetrics,
+} from '@opentelemetry/sdk-metrics';
+import { getOrMake } from '../src/getOrMake';
 import { LegacyMetricsReader } from '../src';
 import { MetricStore } from '../src/reader/MetricStore';
 import {
@@ -14,9 +19,11 @@ import { argument, emit } from './ipc';
 import {
   hostTypeNames,
   isScaleName,
+  kindOfMetric,
   sampleOf,
   SCALES,
   Workload,
+  type Kind,
 } from './workload';
 
 /**
@@ -29,7 +36,8 @@ import {
  * aggregation, outside the timing, and no timer of its own to take collections in between)
  * hands each collection to a store, whose unsliced expire, apply and publish are timed. `--slice-ms N` sets the reader's `sliceMs` (a large one: one slice per tick);
  * `--profile <file>` writes a CPU profile of the measured ticks alone; `--apply-first` has the
- * store alone apply before it expires, as the reader does since the two were fused.
+ * store alone apply before it expires, as the reader does since the two were fused; `--by-kind`
+ * has it apply each kind's instruments apart and reports the CPU of each per data point.
  *
  * Time is simulated: the reader's clock is a variable that advances one slot per tick, so a
  * full 60 s window of slots is reached in seconds. Each tick is preceded by the updates of one
@@ -112,6 +120,65 @@ function gcPerTick(
   };
 }
 
+interface KindCost {
+  cpuMs: number;
+  points: number;
+}
+
+/**
+ * The store's apply of one collection, one kind of instrument at a time, each timed apart: the
+ * workload's metric names say their kind.
+ */
+function applyByKind(
+  store: MetricStore,
+  costs: Map<Kind, KindCost>,
+  resourceMetrics: ResourceMetrics,
+  slot: number,
+  monotonicMs: number
+): void {
+  const parts = new Map<Kind, ScopeMetrics[]>();
+  for (const scopeMetrics of resourceMetrics.scopeMetrics)
+    for (const metric of scopeMetrics.metrics)
+      getOrMake(parts, kindOfMetric(metric.descriptor.name), () => []).push({
+        scope: scopeMetrics.scope,
+        metrics: [metric],
+      });
+  for (const [kind, scopeMetrics] of parts) {
+    const cost = getOrMake(costs, kind, () => ({ cpuMs: 0, points: 0 }));
+    const cpu = process.cpuUsage();
+    store.apply(
+      { resource: resourceMetrics.resource, scopeMetrics },
+      slot,
+      monotonicMs
+    );
+    const spent = process.cpuUsage(cpu);
+    cost.cpuMs += (spent.user + spent.system) / 1000;
+    for (const { metrics } of scopeMetrics)
+      cost.points += metrics[0]!.dataPoints.length;
+  }
+}
+
+/** Per kind: CPU ms per tick, data points per tick, and µs per data point. */
+function perPoint(
+  costs: ReadonlyMap<Kind, KindCost>,
+  ticks: number
+): Record<
+  string,
+  { msPerTick: number; pointsPerTick: number; usPerPoint: number }
+> {
+  const result: Record<
+    string,
+    { msPerTick: number; pointsPerTick: number; usPerPoint: number }
+  > = {};
+  for (const [kind, { cpuMs, points }] of costs)
+    result[kind] = {
+      msPerTick: cpuMs / ticks,
+      pointsPerTick: points / ticks,
+      usPerPoint: (1000 * cpuMs) / points,
+    };
+  return result;
+}
+
 async function collectGarbage(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error('run with --expose-gc');
@@ -142,6 +209,7 @@ async function main(): Promise<void> {
 
   const sliceMs = argument('slice-ms');
   const applyFirst = process.argv.includes('--apply-first');
+  const byKind = process.argv.includes('--by-kind');
   // Held, never touched: the heap a host keeps of its own, so that a reader is measured in the
   // collector regime of a process that holds that much (see gcPerTick).
   const inertHeap = Array.from(
@@ -168,6 +236,7 @@ async function main(): Promise<void> {
       ? new MetricStore(resolveReaderOptions(readerOptions))
       : undefined;
 
+  let kindCosts = new Map<Kind, KindCost>();
   /** One tick: the reader's, or the store's alone after a collection outside the timing. */
   const tick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
     if (store === undefined) {
@@ -181,9 +250,13 @@ async function main(): Promise<void> {
     const slot = Math.floor(clock.now / SLOT_MS);
     const cpu = process.cpuUsage();
     const wall = performance.now();
-    if (applyFirst) store.apply(resourceMetrics, slot, clock.now);
+    const apply = (): void =>
+      byKind
+        ? applyByKind(store, kindCosts, resourceMetrics, slot, clock.now)
+        : store.apply(resourceMetrics, slot, clock.now);
+    if (applyFirst) apply();
     store.expire(slot);
-    if (!applyFirst) store.apply(resourceMetrics, slot, clock.now);
+    if (!applyFirst) apply();
     store.publish(clock.now, clock.now);
     return cpuAndWall(cpu, wall);
   };
@@ -213,6 +286,7 @@ async function main(): Promise<void> {
   const profiler = profile === undefined ? undefined : await startProfile();
   const gcProfiler = new GCProfiler();
   gcProfiler.start();
+  kindCosts = new Map();
   const cycleStart = process.cpuUsage();
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
@@ -276,6 +350,7 @@ async function main(): Promise<void> {
     tickWallMs: summary(wall),
     longestSliceCpuMs,
     longestSliceMs,
+    ...(byKind ? { applyByKind: perPoint(kindCosts, measuredTicks) } : {}),
     heapUsed: memory.heapUsed,
     external: memory.external,
   });

@@ -39,7 +39,7 @@ export const GLOBAL_METRICS = 10;
 /** The share of all series that get data every second. */
 export const UPDATE_FRACTION = 0.1;
 
-type Kind = 'spiral' | 'counter' | 'gauge' | 'histogram';
+export type Kind = 'spiral' | 'counter' | 'gauge' | 'histogram';
 /** Two spirals for every counter, gauge and histogram: a messaging server counts more than it samples. */
 const KIND_CYCLE: readonly Kind[] = [
   'spiral',
@@ -54,6 +54,13 @@ const KIND_WORD: Record<Kind, string> = {
   gauge: 'Gauge',
   histogram: 'Histogram',
 };
+
+/** The kind of a metric of the workload, from its name (`benchSpiral000`, `benchGlobalGauge03`). */
+export function kindOfMetric(name: string): Kind {
+  for (const kind of KIND_CYCLE)
+    if (name.includes(KIND_WORD[kind])) return kind;
+  throw new Error(`${name} is not a metric of the workload`);
+}
 
 export function hostTypeName(index: number): string {
   return `ht-${String(index).padStart(5, '0')}.example.com`;

@@ -158,18 +158,18 @@ function applyByKind(
   }
 }
 
+interface KindFigures {
+  msPerTick: number;
+  pointsPerTick: number;
+  usPerPoint: number;
+}
+
 /** Per kind: CPU ms per tick, data points per tick, and µs per data point. */
 function perPoint(
   costs: ReadonlyMap<Kind, KindCost>,
   ticks: number
-): Record<
-  string,
-  { msPerTick: number; pointsPerTick: number; usPerPoint: number }
-> {
-  const result: Record<
-    string,
-    { msPerTick: number; pointsPerTick: number; usPerPoint: number }
-  > = {};
+): Partial<Record<Kind, KindFigures>> {
+  const result: Partial<Record<Kind, KindFigures>> = {};
   for (const [kind, { cpuMs, points }] of costs)
     result[kind] = {
       msPerTick: cpuMs / ticks,

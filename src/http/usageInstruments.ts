@@ -1,8 +1,8 @@
 /**
  * The usage telemetry's OpenTelemetry instruments: the HTTP semantic conventions' request
  * duration, and per client and route the requests so far and the last request's time, observed
- * from a {@link ClientTable}. Request durations are recorded in batches, without relying on the
- * order in which the SDK collects instruments.
+ * from a {@link ClientTable}. Request durations are recorded in batches; how soon a collection
+ * sees them is said at {@link FLUSH_AFTER_MS}.
  */
 import type {
   Attributes,
@@ -50,6 +50,14 @@ export const USAGE_VIEWS: readonly ViewOptions[] = Object.freeze([
 
 /** How many request durations wait at most before they are recorded. */
 const PENDING_LIMIT = 256;
+/**
+ * How long a request duration waits at most before it is recorded. Every collection also records
+ * what is pending from the observable callback, so with the SDK's order (observable callbacks
+ * before the synchronous instruments' storages) a collection sees every request answered before
+ * it. No order is promised, though: in any order, a collection sees every request answered more
+ * than this before it, and a later one sees the rest.
+ */
+export const FLUSH_AFTER_MS = 10;
 
 /** One attribute set of `http.server.request.duration` and its durations not yet recorded. */
 export interface DurationSeries {
@@ -66,15 +74,18 @@ export class UsageInstruments {
   /**
    * Every duration series, each with the durations not yet handed to the SDK. The SDK hashes a
    * histogram's attributes on every `record`, which on the request path costs several times what
-   * recording a batch in one loop does; so durations wait for the end of the event loop's turn
-   * (a `setImmediate`), or until {@link PENDING_LIMIT} are pending. A collection therefore sees
-   * every request answered in an earlier turn, whatever order the SDK collects its instruments in.
+   * recording a batch in one loop does, and handing small batches over in each turn of the event
+   * loop costs a server under load a measurable share of its throughput; so durations wait until
+   * {@link PENDING_LIMIT} are pending, {@link FLUSH_AFTER_MS} have passed, or a collection starts.
    */
   private readonly _series: DurationSeries[] = [];
   private _pendingCount = 0;
-  private _flush: NodeJS.Immediate | undefined;
-  private readonly _recordPending = (): void => {
+  private _flush: NodeJS.Timeout | undefined;
+  private readonly _onTimer = (): void => {
     this._flush = undefined;
+    this._recordPending();
+  };
+  private _recordPending(): void {
     if (this._pendingCount === 0) return;
     for (const { attributes, pending } of this._series) {
       for (const duration of pending)
@@ -82,8 +93,9 @@ export class UsageInstruments {
       pending.length = 0;
     }
     this._pendingCount = 0;
-  };
+  }
   private readonly _observe: BatchObservableCallback = result => {
+    this._recordPending();
     for (const slot of this._clients.slots()) {
       result.observe(this._requests, slot.count, slot.attributes);
       result.observe(this._lastRequest, slot.lastMs / 1000, slot.attributes);
@@ -129,7 +141,8 @@ export class UsageInstruments {
 
   /** Records what is pending and stops observing. */
   stop(): void {
-    clearImmediate(this._flush);
+    clearTimeout(this._flush);
+    this._flush = undefined;
     this._recordPending();
     this._meter.removeBatchObservableCallback(this._observe, this._observables);
   }
@@ -141,12 +154,13 @@ export class UsageInstruments {
     return series;
   }
 
-  /** Adds a duration in seconds to `series`; it reaches the SDK by the end of this turn. */
+  /**
+   * Adds a duration in seconds to `series`; it reaches the SDK within {@link FLUSH_AFTER_MS}, or
+   * at the next collection if that comes first.
+   */
   addDuration(series: DurationSeries, seconds: number): void {
     series.pending.push(seconds);
-    if (++this._pendingCount >= PENDING_LIMIT) {
-      clearImmediate(this._flush);
-      this._recordPending();
-    } else this._flush ??= setImmediate(this._recordPending).unref();
+    if (++this._pendingCount >= PENDING_LIMIT) this._recordPending();
+    else this._flush ??= setTimeout(this._onTimer, FLUSH_AFTER_MS).unref();
   }
 }

@@ -27,12 +27,8 @@ export class UsageCollector extends MetricReader {
     });
   }
 
-  /**
-   * Collects as a reader whose collection starts after the requests' turn of the event loop:
-   * request durations reach the SDK at the end of the turn in which they were answered.
-   */
+  /** Collects right away: a collection records the durations still pending. */
   async metric(name: string): Promise<MetricData | undefined> {
-    await new Promise(setImmediate);
     const { resourceMetrics } = await this.collect();
     return resourceMetrics.scopeMetrics
       .filter(scope => scope.scope.name === PACKAGE_METER_NAME)

@@ -5,8 +5,9 @@ import type { InstrumentRegistry } from './instruments';
 import { describeInstrument } from './LegacyNamer';
 import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
-import type { Series } from './series';
+import type { HistogramSeries, Series } from './series';
 import type { SeriesDirectory } from './SeriesDirectory';
+import type { SpiralColumns } from './SpiralColumns';
 import { type Slicer } from './Slicer';
 
 /** Where a sliced feed stands in one collection. */
@@ -30,7 +31,8 @@ export class CollectionFeed {
   constructor(
     private readonly _instruments: InstrumentRegistry,
     private readonly _directory: SeriesDirectory,
-    private readonly _expiries: ExpiryWheel,
+    private readonly _expiries: ExpiryWheel<HistogramSeries>,
+    private readonly _spirals: SpiralColumns,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
   ) {}
@@ -55,7 +57,8 @@ export class CollectionFeed {
           )
         ),
       changed: this._changed,
-      schedule: series => this._expiries.schedule(slot, series),
+      schedule: series => this._expiries.listFor(slot).push(series),
+      spirals: this._spirals,
       badIncrease: (instrument, point) => {
         const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(point.value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
         this._warnings.warn(

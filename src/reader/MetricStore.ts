@@ -8,9 +8,10 @@ import { LegacyNameTable } from './LegacyNameTable';
 import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
 import { RecordTableEditor } from './RecordTable';
-import type { NameTotals, Series } from './series';
+import type { HistogramSeries, NameTotals, Series } from './series';
 import { SeriesDirectory } from './SeriesDirectory';
 import { Slicer } from './Slicer';
+import { SpiralColumns } from './SpiralColumns';
 import { StoreView } from './StoreView';
 import { VariantIndex } from './VariantIndex';
 import type { Variant } from '../attributes';
@@ -40,7 +41,8 @@ export class MetricStore {
   private readonly _names: LegacyNameTable;
   private readonly _instruments: InstrumentRegistry;
   private readonly _feed: CollectionFeed;
-  private readonly _expiries: ExpiryWheel;
+  private readonly _expiries: ExpiryWheel<HistogramSeries>;
+  private readonly _spirals: SpiralColumns;
   private readonly _warnings = new WarnOnce();
   private readonly _records = new RecordTableEditor();
   /** What changed in the tick under way: published at its end. */
@@ -52,7 +54,9 @@ export class MetricStore {
   private _view: StoreView;
 
   constructor(private readonly _options: ResolvedReaderOptions) {
-    this._expiries = new ExpiryWheel(_options.windowMs / _options.slotMs);
+    const windowSlots = _options.windowMs / _options.slotMs;
+    this._expiries = new ExpiryWheel(windowSlots);
+    this._spirals = new SpiralColumns(this._records, windowSlots);
     this._names = new LegacyNameTable(this._records, this._warnings, _options);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
@@ -65,9 +69,11 @@ export class MetricStore {
         new LegacyNamer(_options, this._warnings),
         this._names,
         this._records,
+        this._spirals,
         this.views
       ),
       this._expiries,
+      this._spirals,
       this._warnings,
       this._changed
     );
@@ -112,13 +118,22 @@ export class MetricStore {
 
   /** Slides the window to end at `slot`: slots at or before `slot - windowSlots` leave it. */
   expire(slot: number): void {
-    this._expiries.expire(slot, Slicer.unbounded(), this._changed);
+    this._expire(slot, Slicer.unbounded());
   }
 
   /** {@link expire} in slices of `slicer`'s budget. */
   async expireSliced(slot: number, slicer = this.slicer()): Promise<void> {
-    while (!this._expiries.expire(slot, slicer, this._changed))
-      await slicer.pause();
+    while (!this._expire(slot, slicer)) await slicer.pause();
+  }
+
+  /** Expires spirals, then histograms. Returns true when done, false when `slicer` ended the slice. */
+  private _expire(slot: number, slicer: Slicer): boolean {
+    if (!this._spirals.expire(slot, slicer)) return false;
+    const through = slot - this._expiries.windowSlots;
+    return this._expiries.expire(slot, slicer, (list, at) => {
+      const series = list[at]!;
+      if (series.expireThrough(through)) this._changed(series);
+    });
   }
 
   /**

@@ -1,10 +1,5 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
-import {
-  HistogramSeries,
-  SpiralSeries,
-  type NameTotals,
-  type Series,
-} from './series';
+import { HistogramSeries, type NameTotals, type Series } from './series';
 import { ValueSeries } from './ValueSeries';
 import type { Slicer } from './Slicer';
 
@@ -24,15 +19,12 @@ export class Publication {
   constructor(private readonly _records: RecordTableEditor) {}
 
   /**
-   * Marks `series` changed in the tick of generation `gen`. A record of a number or two that
-   * costs nothing to make (a spiral's, a value of at most one source) is written at once, at
-   * each change, while the series is at hand; the others are made once per tick, at its end.
+   * Marks `series` changed in the tick of generation `gen`. A record that costs nothing to make
+   * (a value of at most one source) is written at once, at each change, while the series is at
+   * hand; the others are made once per tick, at its end. Spirals write their own at each change.
    */
   changed(series: Series, gen: number): void {
-    if (
-      series instanceof SpiralSeries ||
-      (series instanceof ValueSeries && series.recordIsCheap)
-    ) {
+    if (series instanceof ValueSeries && series.recordIsCheap) {
       series.writeRecord(this._records);
       return;
     }

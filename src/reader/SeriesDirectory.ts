@@ -11,6 +11,7 @@ import {
   type Series,
   SpiralSeries,
 } from './series';
+import type { SpiralColumns } from './SpiralColumns';
 import { ValueSeries } from './ValueSeries';
 import type { VariantIndex } from './VariantIndex';
 
@@ -25,11 +26,12 @@ function createSeries(
   totals: NameTotals,
   monotonicMs: number,
   gen: number,
-  index: number
+  index: number,
+  spirals: SpiralColumns
 ): Series {
   switch (totals.kind) {
     case 'spiral':
-      return new SpiralSeries(totals, monotonicMs, gen, index);
+      return new SpiralSeries(totals, monotonicMs, gen, index, spirals);
     case 'histogram':
       return new HistogramSeries(totals, monotonicMs, gen, index);
     case 'counter':
@@ -59,6 +61,7 @@ export class SeriesDirectory {
     private readonly _namer: LegacyNamer,
     private readonly _names: LegacyNameTable,
     private readonly _records: RecordTableEditor,
+    private readonly _spirals: SpiralColumns,
     private readonly _views: Record<Variant, VariantIndex>
   ) {}
 
@@ -79,7 +82,8 @@ export class SeriesDirectory {
     const totals = this._names.claim(instrument, place.name, gen);
     if (totals === null) return null;
     const series = this._seriesFor(totals, place, monotonicMs, gen);
-    return instrument.lastValue ? (series as ValueSeries).source() : series;
+    if (instrument.lastValue) return (series as ValueSeries).source();
+    return series instanceof SpiralSeries ? series.number : series;
   }
 
   private _seriesFor(
@@ -95,7 +99,13 @@ export class SeriesDirectory {
     const key = host ?? hostType ?? NO_HOST_TYPE;
     let series = byPlacement.get(key);
     if (series !== undefined) return series;
-    series = createSeries(totals, monotonicMs, gen, this._records.size);
+    series = createSeries(
+      totals,
+      monotonicMs,
+      gen,
+      this._records.size,
+      this._spirals
+    );
     series.appendRecord(this._records);
     byPlacement.set(key, series);
     for (const variant of VARIANTS) {

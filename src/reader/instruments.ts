@@ -18,9 +18,10 @@ import { ValueSource } from './ValueSeries';
 
 /**
  * What an attribute set of one instrument feeds, resolved once: a series its increases are
- * added to, a source of last values of its own in a series, or `null`: left out for good.
+ * added to (a spiral by its number in the store's columns), a source of last values of its own
+ * in a series, or `null`: left out for good.
  */
-export type Binding = Series | ValueSource | null;
+export type Binding = Series | number | ValueSource | null;
 
 /** One instrument of one meter. */
 export interface InstrumentState {

@@ -5,7 +5,8 @@ import type {
 } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { Binding, InstrumentState } from './instruments';
-import type { HistogramSeries, Series, SpiralSeries } from './series';
+import type { HistogramSeries, Series } from './series';
+import type { SpiralColumns } from './SpiralColumns';
 import type { ValueSeries, ValueSource } from './ValueSeries';
 import type { Slicer } from './Slicer';
 
@@ -21,8 +22,8 @@ export interface PointSink {
   /** The slot the tick feeds. */
   readonly slot: number;
   /**
-   * The last slot that leaves the window in this tick: a windowed series expires through it as
-   * its point is applied, where its window is read anyway, so that the expiry wheel need not.
+   * The last slot that leaves the window in this tick: a histogram expires through it as its
+   * point is applied, where its window is read anyway, so that the expiry wheel need not.
    */
   readonly through: number;
   /** The generation of the tick: a series whose `dirtyGen` is this is already marked changed. */
@@ -36,7 +37,9 @@ export interface PointSink {
   /** Marks `series` changed in this tick: at each change, as some write their record at once. */
   changed(series: Series): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
-  schedule(series: Series): void;
+  schedule(series: HistogramSeries): void;
+  /** Every spiral's working state. */
+  readonly spirals: SpiralColumns;
   /** Reports an increase that is not a finite number. */
   badIncrease(instrument: InstrumentState, point: DataPoint<unknown>): void;
 }
@@ -54,17 +57,11 @@ export type PointFeed = (
 ) => void;
 
 const feedSpiral: PointFeed = (binding, point, instrument, sink) => {
-  const series = binding as SpiralSeries;
   const value = point.value as number;
   if (value === 0) return;
   if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
-  else {
-    // The window slides first, as the expiry wheel would have slid it.
-    series.expireThrough(sink.through);
-    if (series.add(sink.slot, value)) sink.schedule(series);
-    // A spiral's record is two numbers, written at each change: not once per tick.
-    sink.changed(series);
-  }
+  // A spiral binds to its number in the columns: no object of the series is read.
+  else sink.spirals.add(binding as number, sink.slot, value);
 };
 
 const feedValue: PointFeed = (binding, point, instrument, sink) => {

@@ -1,5 +1,4 @@
 import type { MetricKind } from '../snapshot/legacyValues';
-import { dropFront } from './dropFront';
 import {
   emptyAggregate,
   mergeInto,
@@ -7,6 +6,7 @@ import {
 } from './histogramBuckets';
 import { Recorded } from './records';
 import type { RecordTable, RecordTableEditor } from './RecordTable';
+import type { SpiralColumns } from './SpiralColumns';
 import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
 
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
@@ -116,99 +116,44 @@ export abstract class Series<R = unknown> extends Recorded<R> {
   appendRecord(records: RecordTableEditor): void {
     records.push(this.publish());
   }
-
-  /**
-   * Drops window slots up to and including `slot`. Returns whether the state changed.
-   * Only windowed kinds hold slots.
-   */
-  expireThrough(_slot: number): boolean {
-    return false;
-  }
 }
-
-/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
-const NO_SLOT = -(2 ** 30);
 
 /**
- * A series with a window of slots. A tick may ask it to expire twice through the same slot (as
- * its data point is applied, then from the expiry wheel): the second asking reads no slot.
+ * Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the
+ * window. Its working state is a number of {@link SpiralColumns}, which the points of its
+ * attribute sets feed directly; the series is what snapshots and groups hold.
  */
-abstract class WindowedSeries<R> extends Series<R> {
-  /**
-   * The last slot expired through: every slot up to it is gone, and later data is newer. It
-   * starts below any slot a clock gives, as a small integer, so that the field never needs a
-   * number of its own on the heap.
-   */
-  private _expiredThrough = NO_SLOT;
-
-  override expireThrough(slot: number): boolean {
-    if (slot <= this._expiredThrough) return false;
-    this._expiredThrough = slot;
-    return this.dropThrough(slot);
+export class SpiralSeries extends Series<SpiralRecord> {
+  constructor(
+    totals: NameTotals,
+    createdAtMonotonicMs: number,
+    since: number,
+    index: number,
+    private readonly _columns: SpiralColumns
+  ) {
+    super(totals, createdAtMonotonicMs, since, index);
+    this.number = _columns.create(index);
   }
 
-  /** Drops the window's slots up to and including `slot`. Returns whether the state changed. */
-  protected abstract dropThrough(slot: number): boolean;
-}
-
-/** Counter and ObservableCounter: exometer's spiral, `count` since start and `one` within the window. */
-export class SpiralSeries extends WindowedSeries<SpiralRecord> {
-  private _count = 0;
-  /** The window's slots with data, oldest first, as `[slot, delta, slot, delta, …]`: one array per series, not two. */
-  private readonly _window: number[] = [];
-  /**
-   * `one`, and the same without the newest slot: the slots' deltas summed oldest first, as a
-   * sum afresh would give it (a running difference would keep a float residue, or NaN once a
-   * slot that overflowed to Infinity left), kept so that publishing reads no slot.
-   */
-  private _one = 0;
-  private _oneBeforeLast = 0;
-
-  /** Adds a non-zero delta to `slot`. Returns true when the slot had no data yet, i.e. its expiry must be scheduled. */
-  add(slot: number, delta: number): boolean {
-    this._count += delta;
-    const window = this._window;
-    const last = window.length - 2;
-    if (last >= 0 && window[last] === slot) {
-      this._one = this._oneBeforeLast + (window[last + 1]! += delta);
-      return false;
-    }
-    window.push(slot, delta);
-    this._oneBeforeLast = this._one;
-    this._one += delta;
-    return true;
-  }
-
-  protected dropThrough(slot: number): boolean {
-    const window = this._window;
-    let dropped = 0;
-    while (dropped < window.length && window[dropped]! <= slot) dropped += 2;
-    if (dropped === 0) return false;
-    dropFront(window, dropped);
-    let one = 0;
-    let beforeLast = 0;
-    for (let i = 1; i < window.length; i += 2) {
-      beforeLast = one;
-      one += window[i]!;
-    }
-    this._one = one;
-    this._oneBeforeLast = beforeLast;
-    return true;
-  }
+  /** Its number in the columns: what its attribute sets bind to. */
+  readonly number: number;
 
   publish(): SpiralRecord {
-    return new SpiralRecord(this._count, this._one);
+    return new SpiralRecord(
+      this._columns.count(this.number),
+      this._columns.one(this.number)
+    );
   }
 
   // Two numbers in two places, `count` then `one`: no object per record.
   override writeRecord(records: RecordTableEditor): void {
-    records.set(this.index, this._count);
-    records.set(this.index + 1, this._one);
+    records.set(this.index, this._columns.count(this.number));
+    records.set(this.index + 1, this._columns.one(this.number));
   }
 
   override appendRecord(records: RecordTableEditor): void {
-    records.push(this._count);
-    records.push(this._one);
+    records.push(this._columns.count(this.number));
+    records.push(this._columns.one(this.number));
   }
 
   override recordIn(records: RecordTable): SpiralRecord {
@@ -219,11 +164,27 @@ export class SpiralSeries extends WindowedSeries<SpiralRecord> {
   }
 }
 
-/** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
-export class HistogramSeries extends WindowedSeries<HistogramRecord> {
-  readonly window = new WindowedHistogram(this.totals.shared);
+/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
+const NO_SLOT = -(2 ** 30);
 
-  protected dropThrough(slot: number): boolean {
+/** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
+export class HistogramSeries extends Series<HistogramRecord> {
+  readonly window = new WindowedHistogram(this.totals.shared);
+  /**
+   * The last slot expired through: every slot up to it is gone, and later data is newer. It
+   * starts below any slot a clock gives, as a small integer, so that the field never needs a
+   * number of its own on the heap.
+   */
+  private _expiredThrough = NO_SLOT;
+
+  /**
+   * Drops window slots up to and including `slot`; returns whether the state changed. A tick may
+   * ask twice through the same slot (as its data point is applied, then from the expiry wheel):
+   * the second asking reads no slot.
+   */
+  expireThrough(slot: number): boolean {
+    if (slot <= this._expiredThrough) return false;
+    this._expiredThrough = slot;
     return this.window.expireThrough(slot);
   }
 

@@ -1,6 +1,8 @@
 import { combinedValue, totalValue } from '../../src/reader/combining';
 import type { Recorded, RecordReader } from '../../src/reader/records';
 import { NameTotals, SpiralSeries } from '../../src/reader/series';
+import { RecordTableEditor } from '../../src/reader/RecordTable';
+import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
 
 /** Reads each series' freshly published working state. */
@@ -9,10 +11,11 @@ const current: RecordReader = <R>(cell: Recorded<R>): R => cell.publish();
 describe('combinedValue', () => {
   it('should sum the exact values of spirals of several domains', () => {
     const totals = new NameTotals('spiral', true, 1, 'test');
-    const a = new SpiralSeries(totals, 0, 1, 0);
-    const b = new SpiralSeries(totals, 0, 1, 1);
-    a.add(1, 2);
-    b.add(1, 5);
+    const columns = new SpiralColumns(new RecordTableEditor(), 60);
+    const a = new SpiralSeries(totals, 0, 1, 0, columns);
+    const b = new SpiralSeries(totals, 0, 1, 2, columns);
+    columns.add(a.number, 1, 2);
+    columns.add(b.number, 1, 5);
     expect(combinedValue([a, b], current, 0).numbers).toEqual([7, 7]);
   });
 

@@ -3,74 +3,46 @@ import {
   NameTotals,
   SpiralSeries,
 } from '../../src/reader/series';
+import { RecordTableEditor } from '../../src/reader/RecordTable';
+import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
 
 describe('SpiralSeries', () => {
-  describe('add', () => {
-    it('should count since start and keep `one` to the window', () => {
-      const spiral = new SpiralSeries(
-        new NameTotals('spiral', true, 1, 'test'),
-        0,
-        1,
-        0
-      );
-      expect(spiral.add(10, 3)).toBe(true);
-      expect(spiral.add(10, 2)).toBe(false);
-      expect(spiral.add(11, 1)).toBe(true);
-      expect(spiral.publish()).toEqual({ count: 6, one: 6 });
-    });
-  });
-
-  describe('expireThrough', () => {
-    it('should drop slots up to and including the given one', () => {
-      const spiral = new SpiralSeries(
-        new NameTotals('spiral', true, 1, 'test'),
-        0,
-        1,
-        0
-      );
-      spiral.add(10, 5);
-      spiral.add(11, 1);
-      expect(spiral.expireThrough(9)).toBe(false);
-      expect(spiral.expireThrough(10)).toBe(true);
-      expect(spiral.publish()).toEqual({ count: 6, one: 1 });
-      spiral.expireThrough(11);
-      expect(spiral.publish()).toEqual({ count: 6, one: 0 });
-    });
-
-    it('should leave no float residue, nor NaN, in `one` when slots leave', () => {
-      const spiral = new SpiralSeries(
-        new NameTotals('spiral', false, 1, 'test'),
-        0,
-        1,
-        0
-      );
-      spiral.add(1, 0.1);
-      spiral.add(2, 0.2);
-      spiral.add(3, 0.3);
-      spiral.expireThrough(2);
-      expect(spiral.publish().one).toBe(0.3);
-      spiral.add(4, 1e308);
-      spiral.add(5, 1e308);
-      expect(spiral.publish().one).toBe(Infinity);
-      spiral.expireThrough(4);
-      expect(spiral.publish().one).toBe(0.3 + 1e308);
-    });
-  });
-
   describe('publish', () => {
-    it('should make a new record, leaving the previous one as it was', () => {
+    it('should make a new record of its columns, leaving the previous one as it was', () => {
+      const editor = new RecordTableEditor();
+      const columns = new SpiralColumns(editor, 60);
       const spiral = new SpiralSeries(
         new NameTotals('spiral', true, 1, 'test'),
         0,
         1,
-        0
+        0,
+        columns
       );
-      spiral.add(1, 1);
+      columns.add(spiral.number, 1, 1);
       const before = spiral.publish();
-      spiral.add(1, 1);
+      columns.add(spiral.number, 1, 1);
       expect(before).toEqual({ count: 1, one: 1 });
       expect(spiral.publish()).toEqual({ count: 2, one: 2 });
+    });
+  });
+
+  describe('recordIn', () => {
+    it('should read its two numbers from a version of the table', () => {
+      const editor = new RecordTableEditor();
+      const columns = new SpiralColumns(editor, 60);
+      const spiral = new SpiralSeries(
+        new NameTotals('spiral', true, 1, 'test'),
+        0,
+        1,
+        editor.size,
+        columns
+      );
+      spiral.appendRecord(editor);
+      const empty = editor.publish();
+      columns.add(spiral.number, 1, 3);
+      expect(spiral.recordIn(empty)).toEqual({ count: 0, one: 0 });
+      expect(spiral.recordIn(editor.publish())).toEqual({ count: 3, one: 3 });
     });
   });
 });

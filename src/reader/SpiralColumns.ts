@@ -1,0 +1,153 @@
+import { ExpiryWheel } from './ExpiryWheel';
+import type { RecordTableEditor } from './RecordTable';
+import type { Slicer } from './Slicer';
+import { SpiralWindow } from './SpiralWindow';
+
+/** Where the first columns start; each doubles as it fills. */
+const INITIAL_CAPACITY = 1024;
+
+/** Marks an expiry that slides the window of a spiral kept in a {@link SpiralWindow}. */
+const SLIDE_WINDOW = NaN;
+
+function grown<T extends Float64Array | Int32Array | Uint8Array>(
+  column: T,
+  make: (length: number) => T
+): T {
+  const next = make(column.length * 2);
+  next.set(column);
+  return next;
+}
+
+/**
+ * The working state of every spiral (exometer's `count` since start and `one` within the window),
+ * in columns indexed by the spiral's number: a data point reads and writes two numbers of these
+ * arrays and appends its delta to the list of the slot in which it leaves the window, and no
+ * object of the series is read. Expiry reads those lists in order and subtracts.
+ *
+ * `one` is a running sum, exact while every delta is a positive integer and the sum a safe
+ * integer; the SDK's integer counters stay so. A spiral given any other delta (a fraction, a
+ * negative one, or one that takes the sum past 2^53) gets a {@link SpiralWindow}, which sums its
+ * deltas afresh oldest first, starting from the exact sum of those it had before; once that
+ * window is empty the spiral returns to the running sum.
+ *
+ * Each change writes the spiral's record (two numbers, `count` then `one`) into the record
+ * table's next version at once, while the spiral is at hand.
+ */
+export class SpiralColumns {
+  private _count = new Float64Array(INITIAL_CAPACITY);
+  private _one = new Float64Array(INITIAL_CAPACITY);
+  private _recordAt = new Int32Array(INITIAL_CAPACITY);
+  /** 1 for a spiral whose `one` its {@link SpiralWindow} keeps. */
+  private _windowed = new Uint8Array(INITIAL_CAPACITY);
+  private readonly _windows = new Map<number, SpiralWindow>();
+  private _size = 0;
+  /** `[spiral, delta, …]` by the slot in which they leave the window. */
+  private readonly _expiries: ExpiryWheel<number>;
+
+  constructor(
+    private readonly _records: RecordTableEditor,
+    private readonly _windowSlots: number
+  ) {
+    this._expiries = new ExpiryWheel(_windowSlots, 2);
+  }
+
+  /** A new spiral at 0, whose record is at `recordAt` and the place after it. Returns its number. */
+  create(recordAt: number): number {
+    const number = this._size++;
+    if (number === this._count.length) {
+      this._count = grown(this._count, n => new Float64Array(n));
+      this._one = grown(this._one, n => new Float64Array(n));
+      this._recordAt = grown(this._recordAt, n => new Int32Array(n));
+      this._windowed = grown(this._windowed, n => new Uint8Array(n));
+    }
+    this._recordAt[number] = recordAt;
+    return number;
+  }
+
+  count(spiral: number): number {
+    return this._count[spiral]!;
+  }
+
+  one(spiral: number): number {
+    return this._one[spiral]!;
+  }
+
+  /** Adds a finite, non-zero delta to `spiral` in `slot`, and writes its record. */
+  add(spiral: number, slot: number, delta: number): void {
+    const count = (this._count[spiral]! += delta);
+    const ones = this._one;
+    let one = ones[spiral]! + delta;
+    if (
+      this._windowed[spiral] === 0 &&
+      delta > 0 &&
+      one <= Number.MAX_SAFE_INTEGER &&
+      Number.isInteger(delta)
+    ) {
+      ones[spiral] = one;
+      this._expiries.listFor(slot).push(spiral, delta);
+    } else one = ones[spiral] = this._addToWindow(spiral, slot, delta);
+    const at = this._recordAt[spiral]!;
+    this._records.set(at, count);
+    this._records.set(at + 1, one);
+  }
+
+  /**
+   * Slides every window to end at `slot`: the data of slots at or before `slot - windowSlots`
+   * leaves. Returns true when done, false when `slicer` ended the slice first: call again to resume.
+   */
+  expire(slot: number, slicer: Slicer): boolean {
+    const through = slot - this._windowSlots;
+    return this._expiries.expire(slot, slicer, (list, at) =>
+      this._expireEntry(list[at]!, list[at + 1]!, through)
+    );
+  }
+
+  private _expireEntry(spiral: number, delta: number, through: number): void {
+    const ones = this._one;
+    if (this._windowed[spiral] === 1) {
+      if (!this._expireWindow(spiral, through, delta)) return;
+    } else if (Number.isNaN(delta)) {
+      // A slot of a window since emptied: nothing of it is left.
+      return;
+    } else ones[spiral] = ones[spiral]! - delta;
+    this._records.set(this._recordAt[spiral]! + 1, ones[spiral]);
+  }
+
+  /** Adds `delta` through the spiral's window, made now if it has none. Returns `one`. */
+  private _addToWindow(spiral: number, slot: number, delta: number): number {
+    let window = this._windows.get(spiral);
+    if (window === undefined) {
+      // The running sum so far is exact: it becomes the window's base.
+      window = new SpiralWindow(this._one[spiral]!);
+      this._windows.set(spiral, window);
+      this._windowed[spiral] = 1;
+    }
+    // The window slides first, as its slot's turn in expiry would have slid it.
+    window.expireThrough(slot - this._windowSlots);
+    if (window.add(slot, delta))
+      this._expiries.listFor(slot).push(spiral, SLIDE_WINDOW);
+    return window.one;
+  }
+
+  /**
+   * The expiry of one entry of a windowed spiral: a slot of its window, or a delta from before it
+   * had one. Sets `one`; returns whether it changed.
+   */
+  private _expireWindow(
+    spiral: number,
+    through: number,
+    delta: number
+  ): boolean {
+    const window = this._windows.get(spiral)!;
+    if (Number.isNaN(delta)) {
+      if (!window.expireThrough(through)) return false;
+    } else window.dropBase(delta);
+    this._one[spiral] = window.one;
+    if (window.empty) {
+      // Nothing of it is left to expire: back to the running sum, from 0.
+      this._windows.delete(spiral);
+      this._windowed[spiral] = 0;
+    }
+    return true;
+  }
+}

@@ -6,8 +6,7 @@ import { describeInstrument } from './LegacyNamer';
 import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
 import type { HistogramSeries, Series } from './series';
-import type { SeriesDirectory } from './SeriesDirectory';
-import type { SpiralColumns } from './SpiralColumns';
+import type { SeriesDirectory, StoreColumns } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 
 /** Where a sliced feed stands in one collection. */
@@ -32,7 +31,7 @@ export class CollectionFeed {
     private readonly _instruments: InstrumentRegistry,
     private readonly _directory: SeriesDirectory,
     private readonly _expiries: ExpiryWheel<HistogramSeries>,
-    private readonly _spirals: SpiralColumns,
+    private readonly _columns: StoreColumns,
     private readonly _warnings: WarnOnce,
     private readonly _changed: (series: Series) => void
   ) {}
@@ -58,7 +57,8 @@ export class CollectionFeed {
         ),
       changed: this._changed,
       schedule: series => this._expiries.listFor(slot).push(series),
-      spirals: this._spirals,
+      spirals: this._columns.spirals,
+      values: this._columns.values,
       badIncrease: (instrument, point) => {
         const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(point.value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
         this._warnings.warn(

@@ -9,9 +9,10 @@ import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
 import { RecordTableEditor } from './RecordTable';
 import type { HistogramSeries, NameTotals, Series } from './series';
-import { SeriesDirectory } from './SeriesDirectory';
+import { SeriesDirectory, type StoreColumns } from './SeriesDirectory';
 import { Slicer } from './Slicer';
 import { SpiralColumns } from './SpiralColumns';
+import { ValueColumns } from './ValueColumns';
 import { StoreView } from './StoreView';
 import { VariantIndex } from './VariantIndex';
 import type { Variant } from '../attributes';
@@ -42,7 +43,7 @@ export class MetricStore {
   private readonly _instruments: InstrumentRegistry;
   private readonly _feed: CollectionFeed;
   private readonly _expiries: ExpiryWheel<HistogramSeries>;
-  private readonly _spirals: SpiralColumns;
+  private readonly _columns: StoreColumns;
   private readonly _warnings = new WarnOnce();
   private readonly _records = new RecordTableEditor();
   /** What changed in the tick under way: published at its end. */
@@ -56,7 +57,10 @@ export class MetricStore {
   constructor(private readonly _options: ResolvedReaderOptions) {
     const windowSlots = _options.windowMs / _options.slotMs;
     this._expiries = new ExpiryWheel(windowSlots);
-    this._spirals = new SpiralColumns(this._records, windowSlots);
+    this._columns = {
+      spirals: new SpiralColumns(this._records, windowSlots),
+      values: new ValueColumns(this._records, this._changed),
+    };
     this._names = new LegacyNameTable(this._records, this._warnings, _options);
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
@@ -69,11 +73,11 @@ export class MetricStore {
         new LegacyNamer(_options, this._warnings),
         this._names,
         this._records,
-        this._spirals,
+        this._columns,
         this.views
       ),
       this._expiries,
-      this._spirals,
+      this._columns,
       this._warnings,
       this._changed
     );
@@ -128,7 +132,7 @@ export class MetricStore {
 
   /** Expires spirals, then histograms. Returns true when done, false when `slicer` ended the slice. */
   private _expire(slot: number, slicer: Slicer): boolean {
-    if (!this._spirals.expire(slot, slicer)) return false;
+    if (!this._columns.spirals.expire(slot, slicer)) return false;
     const through = slot - this._expiries.windowSlots;
     return this._expiries.expire(slot, slicer, (list, at) => {
       const series = list[at]!;
@@ -179,8 +183,9 @@ export class MetricStore {
 
   /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */
   forgetSource(source: string): void {
-    for (const value of this._instruments.forget(source))
-      if (value.forget()) this._changed(value.series);
+    for (const binding of this._instruments.forget(source))
+      if (typeof binding === 'number') this._columns.values.forget(binding, 0);
+      else binding.forget();
   }
 
   /**

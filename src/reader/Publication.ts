@@ -1,6 +1,5 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
 import { HistogramSeries, type NameTotals, type Series } from './series';
-import { ValueSeries } from './ValueSeries';
 import type { Slicer } from './Slicer';
 
 /**
@@ -19,15 +18,10 @@ export class Publication {
   constructor(private readonly _records: RecordTableEditor) {}
 
   /**
-   * Marks `series` changed in the tick of generation `gen`. A record that costs nothing to make
-   * (a value of at most one source) is written at once, at each change, while the series is at
-   * hand; the others are made once per tick, at its end. Spirals write their own at each change.
+   * Marks `series` changed in the tick of generation `gen`: its record is made once per tick, at
+   * its end. (Spirals, and values of one source at most, write theirs at each change.)
    */
   changed(series: Series, gen: number): void {
-    if (series instanceof ValueSeries && series.recordIsCheap) {
-      series.writeRecord(this._records);
-      return;
-    }
     if (series.dirtyGen === gen) return;
     series.dirtyGen = gen;
     this._dirty.push(series);

@@ -12,8 +12,15 @@ import {
   SpiralSeries,
 } from './series';
 import type { SpiralColumns } from './SpiralColumns';
+import type { ValueColumns } from './ValueColumns';
 import { ValueSeries } from './ValueSeries';
 import type { VariantIndex } from './VariantIndex';
+
+/** Where the series of each kind but histograms keep their working state. */
+export interface StoreColumns {
+  readonly spirals: SpiralColumns;
+  readonly values: ValueColumns;
+}
 
 /** The key of the global group among host types. */
 const NO_HOST_TYPE = '\u0000';
@@ -27,16 +34,16 @@ function createSeries(
   monotonicMs: number,
   gen: number,
   index: number,
-  spirals: SpiralColumns
+  columns: StoreColumns
 ): Series {
   switch (totals.kind) {
     case 'spiral':
-      return new SpiralSeries(totals, monotonicMs, gen, index, spirals);
+      return new SpiralSeries(totals, monotonicMs, gen, index, columns.spirals);
     case 'histogram':
       return new HistogramSeries(totals, monotonicMs, gen, index);
     case 'counter':
     case 'gauge':
-      return new ValueSeries(totals, monotonicMs, gen, index);
+      return new ValueSeries(totals, monotonicMs, gen, index, columns.values);
   }
 }
 
@@ -61,7 +68,7 @@ export class SeriesDirectory {
     private readonly _namer: LegacyNamer,
     private readonly _names: LegacyNameTable,
     private readonly _records: RecordTableEditor,
-    private readonly _spirals: SpiralColumns,
+    private readonly _columns: StoreColumns,
     private readonly _views: Record<Variant, VariantIndex>
   ) {}
 
@@ -82,8 +89,11 @@ export class SeriesDirectory {
     const totals = this._names.claim(instrument, place.name, gen);
     if (totals === null) return null;
     const series = this._seriesFor(totals, place, monotonicMs, gen);
-    if (instrument.lastValue) return (series as ValueSeries).source();
-    return series instanceof SpiralSeries ? series.number : series;
+    if (instrument.lastValue) return (series as ValueSeries).source().binding;
+    // Spirals and values bind to their number in the columns, histograms to their series.
+    return series instanceof HistogramSeries
+      ? series
+      : (series as SpiralSeries | ValueSeries).number;
   }
 
   private _seriesFor(
@@ -104,7 +114,7 @@ export class SeriesDirectory {
       monotonicMs,
       gen,
       this._records.size,
-      this._spirals
+      this._columns
     );
     series.appendRecord(this._records);
     byPlacement.set(key, series);

@@ -1,22 +1,11 @@
+import { grownColumn, INITIAL_COLUMN_LENGTH } from './columns';
 import { ExpiryWheel } from './ExpiryWheel';
 import type { RecordTableEditor } from './RecordTable';
 import type { Slicer } from './Slicer';
 import { SpiralWindow } from './SpiralWindow';
 
-/** Where the first columns start; each doubles as it fills. */
-const INITIAL_CAPACITY = 1024;
-
 /** Marks an expiry that slides the window of a spiral kept in a {@link SpiralWindow}. */
 const SLIDE_WINDOW = NaN;
-
-function grown<T extends Float64Array | Int32Array | Uint8Array>(
-  column: T,
-  make: (length: number) => T
-): T {
-  const next = make(column.length * 2);
-  next.set(column);
-  return next;
-}
 
 /**
  * The working state of every spiral (exometer's `count` since start and `one` within the window),
@@ -34,11 +23,11 @@ function grown<T extends Float64Array | Int32Array | Uint8Array>(
  * table's next version at once, while the spiral is at hand.
  */
 export class SpiralColumns {
-  private _count = new Float64Array(INITIAL_CAPACITY);
-  private _one = new Float64Array(INITIAL_CAPACITY);
-  private _recordAt = new Int32Array(INITIAL_CAPACITY);
+  private _count = new Float64Array(INITIAL_COLUMN_LENGTH);
+  private _one = new Float64Array(INITIAL_COLUMN_LENGTH);
+  private _recordAt = new Int32Array(INITIAL_COLUMN_LENGTH);
   /** 1 for a spiral whose `one` its {@link SpiralWindow} keeps. */
-  private _windowed = new Uint8Array(INITIAL_CAPACITY);
+  private _windowed = new Uint8Array(INITIAL_COLUMN_LENGTH);
   private readonly _windows = new Map<number, SpiralWindow>();
   private _size = 0;
   /** `[spiral, delta, …]` by the slot in which they leave the window. */
@@ -55,10 +44,10 @@ export class SpiralColumns {
   create(recordAt: number): number {
     const number = this._size++;
     if (number === this._count.length) {
-      this._count = grown(this._count, n => new Float64Array(n));
-      this._one = grown(this._one, n => new Float64Array(n));
-      this._recordAt = grown(this._recordAt, n => new Int32Array(n));
-      this._windowed = grown(this._windowed, n => new Uint8Array(n));
+      this._count = grownColumn(this._count);
+      this._one = grownColumn(this._one);
+      this._recordAt = grownColumn(this._recordAt);
+      this._windowed = grownColumn(this._windowed);
     }
     this._recordAt[number] = recordAt;
     return number;

@@ -1,4 +1,5 @@
-import { Series, type LastValueRule } from './series';
+import { Series, type LastValueRule, type NameTotals } from './series';
+import type { ValueColumns } from './ValueColumns';
 
 /**
  * UpDownCounter and Gauge kinds: the exact value and the ms since the series was created. The
@@ -6,93 +7,88 @@ import { Series, type LastValueRule } from './series';
  * source (gauges, observable up-down counters: one source per attribute set and instrument), so
  * that every series that shares a name combines by the same rule, a sum, whatever its kind.
  *
- * Most series have one source at most: its value is kept in fields of the series, which a data
- * point then reads and writes without touching an array; a second source moves every source's
- * value into arrays.
+ * Its working state is a number of {@link ValueColumns}, which the points of its attribute sets
+ * feed directly. Most series have one source at most; a second source moves every source's value
+ * into arrays of the series, combined by the name's rule.
  */
 export class ValueSeries extends Series<number> {
-  private _added = 0;
-  private _addedAny = false;
-  private _sources = 0;
-  /** The only source's last value and whether it reported, while there is at most one. */
-  private _oneValue = 0;
-  private _onePresent = false;
+  /** Its number in the columns: what its attribute sets bind to. */
+  readonly number: number;
+  /** How many sources of last values it has. */
+  private _sourceCount = 0;
   /** Every source's last value, once there are two or more. */
-  private _lastValues: number[] | undefined = undefined;
+  private readonly _lastValues: number[] = [];
   /** Whether each source reported and was not forgotten since: only those count for `max`, `min`, `average`. */
-  private _present: boolean[] | undefined = undefined;
+  private readonly _present: boolean[] = [];
 
-  /** Whether its record is made without a loop: of one source of last values at most. */
-  get recordIsCheap(): boolean {
-    return this._sources <= 1;
+  constructor(
+    totals: NameTotals,
+    createdAtMonotonicMs: number,
+    since: number,
+    index: number,
+    /** Where its working state is. */
+    readonly columns: ValueColumns
+  ) {
+    super(totals, createdAtMonotonicMs, since, index);
+    this.number = columns.create(index, this);
   }
 
   /** A new source of last values, which counts 0 until it reports. */
   source(): ValueSource {
-    const at = this._sources++;
-    if (at === 1) {
-      this._lastValues = [this._oneValue, 0];
-      this._present = [this._onePresent, false];
-    } else if (at > 1) {
-      this._lastValues!.push(0);
-      this._present!.push(false);
-    }
+    const at = this._sourceCount++;
+    this.columns.addSource(this.number, at);
     return new ValueSource(this, at);
-  }
-
-  /** Takes a source's value as reported. Returns whether it changed. */
-  set(at: number, value: number): boolean {
-    const values = this._lastValues;
-    if (values === undefined) {
-      const was = this._onePresent;
-      this._onePresent = true;
-      if (was && Object.is(value, this._oneValue)) return false;
-      this._oneValue = value;
-      return true;
-    }
-    const was = this._present![at];
-    this._present![at] = true;
-    if (was === true && Object.is(value, values[at])) return false;
-    values[at] = value;
-    return true;
-  }
-
-  /** Forgets a source's value (a cluster worker gone): it counts 0 again. Returns whether it changed. */
-  forget(at: number): boolean {
-    const values = this._lastValues;
-    if (values === undefined) {
-      if (!this._onePresent) return false;
-      this._onePresent = false;
-      this._oneValue = 0;
-      return true;
-    }
-    if (this._present![at] !== true) return false;
-    this._present![at] = false;
-    values[at] = 0;
-    return true;
   }
 
   /** Adds a finite delta (an up-down counter's). Returns whether the value changed. */
   add(delta: number): boolean {
-    if (delta === 0) return false;
-    this._added += delta;
-    this._addedAny = true;
-    return true;
+    return this.columns.add(this.number, delta);
   }
 
   publish(): number {
-    if (this._sources === 0) return this._added;
-    // One source: every rule gives its value (0 until it reports, and once forgotten).
-    let value = this._oneValue;
-    const values = this._lastValues;
-    if (values !== undefined) {
-      // Summed afresh, in the sources' order: a running difference would drift, and keep NaN for good.
-      const rule = this.totals.lastValues;
-      value = rule === 'sum' ? values[0]! : this._combinePresent(rule, values);
-      if (rule === 'sum')
-        for (let i = 1; i < values.length; i++) value += values[i]!;
+    return this.columns.value(this.number);
+  }
+
+  /**
+   * Called by the columns as a source joins the first (`firstValue`, `firstPresent`) or further
+   * ones: from then on the series keeps every source's value.
+   * @internal
+   */
+  share(firstValue?: number, firstPresent?: boolean): void {
+    if (firstValue !== undefined) {
+      this._lastValues.push(firstValue);
+      this._present.push(firstPresent === true);
     }
-    return this._addedAny ? value + this._added : value;
+    this._lastValues.push(0);
+    this._present.push(false);
+  }
+
+  /** A source's value as reported, once the series keeps them. Returns whether it changed. @internal */
+  setShared(at: number, value: number): boolean {
+    const was = this._present[at];
+    this._present[at] = true;
+    if (was === true && Object.is(value, this._lastValues[at])) return false;
+    this._lastValues[at] = value;
+    return true;
+  }
+
+  /** Forgets a source's value, once the series keeps them. Returns whether it changed. @internal */
+  forgetShared(at: number): boolean {
+    if (this._present[at] !== true) return false;
+    this._present[at] = false;
+    this._lastValues[at] = 0;
+    return true;
+  }
+
+  /** The sources' values combined by the name's rule, summed afresh in their order. @internal */
+  combined(): number {
+    const values = this._lastValues;
+    const rule = this.totals.lastValues;
+    if (rule !== 'sum') return this._combinePresent(rule, values);
+    // A running difference would drift, and keep NaN for good.
+    let value = values[0]!;
+    for (let i = 1; i < values.length; i++) value += values[i]!;
+    return value;
   }
 
   /** The sources that reported, combined by `rule`; 0 when none did. */
@@ -103,7 +99,7 @@ export class ValueSeries extends Series<number> {
     let result = 0;
     let count = 0;
     for (let i = 0; i < values.length; i++) {
-      if (!this._present![i]) continue;
+      if (!this._present[i]) continue;
       const value = values[i]!;
       if (count === 0) result = value;
       else if (rule === 'max') result = Math.max(result, value);
@@ -122,13 +118,21 @@ export class ValueSource {
     private readonly _at: number
   ) {}
 
+  /**
+   * What its attribute set binds to: the first source of a series, its series' number, which the
+   * columns take directly; any other, itself.
+   */
+  get binding(): number | ValueSource {
+    return this._at === 0 ? this.series.number : this;
+  }
+
   /** Takes the value as reported, exactly. Returns whether the series' value changed. */
   set(value: number): boolean {
-    return this.series.set(this._at, value);
+    return this.series.columns.set(this.series.number, this._at, value);
   }
 
   /** Forgets the value (its reporter is gone). Returns whether the series' value changed. */
   forget(): boolean {
-    return this.series.forget(this._at);
+    return this.series.columns.forget(this.series.number, this._at);
   }
 }

@@ -14,7 +14,7 @@ import { metricShape, type KindsByShape } from './metricShape';
 import { attributeText } from './naming';
 import { pointFeedOf, type PointFeed } from './pointFeeds';
 import type { Series } from './series';
-import { ValueSource } from './ValueSeries';
+import type { ValueSource } from './ValueSeries';
 
 /**
  * What an attribute set of one instrument feeds, resolved once: a series its increases are
@@ -136,17 +136,22 @@ export class InstrumentRegistry {
     });
   }
 
-  /** Forgets every instrument of `source`, returning the sources of last values it fed. */
-  forget(source: string): ValueSource[] {
-    const values: ValueSource[] = [];
+  /**
+   * Forgets every instrument of `source`, returning the sources of last values it fed: a value
+   * series' number for its first source, else the source.
+   */
+  forget(source: string): (number | ValueSource)[] {
+    const values: (number | ValueSource)[] = [];
     for (const key of this._sourceKeys.get(source) ?? []) {
       const meter = this._meters.get(key);
       this._meters.delete(key);
       for (const list of meter?.instruments.values() ?? [])
         for (const instrument of list)
-          for (const map of [instrument.byHostType, instrument.byKey])
-            for (const binding of map.values())
-              if (binding instanceof ValueSource) values.push(binding);
+          if (instrument.lastValue)
+            for (const map of [instrument.byHostType, instrument.byKey])
+              for (const binding of map.values())
+                if (binding !== null)
+                  values.push(binding as number | ValueSource);
     }
     this._sourceKeys.delete(source);
     return values;

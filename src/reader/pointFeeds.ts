@@ -7,7 +7,8 @@ import type { MetricKind } from '../snapshot/legacyValues';
 import type { Binding, InstrumentState } from './instruments';
 import type { HistogramSeries, Series } from './series';
 import type { SpiralColumns } from './SpiralColumns';
-import type { ValueSeries, ValueSource } from './ValueSeries';
+import type { ValueColumns } from './ValueColumns';
+import type { ValueSource } from './ValueSeries';
 import type { Slicer } from './Slicer';
 
 /*
@@ -40,6 +41,8 @@ export interface PointSink {
   schedule(series: HistogramSeries): void;
   /** Every spiral's working state. */
   readonly spirals: SpiralColumns;
+  /** Every up-down counter's and gauge's working state. */
+  readonly values: ValueColumns;
   /** Reports an increase that is not a finite number. */
   badIncrease(instrument: InstrumentState, point: DataPoint<unknown>): void;
 }
@@ -65,17 +68,18 @@ const feedSpiral: PointFeed = (binding, point, instrument, sink) => {
 };
 
 const feedValue: PointFeed = (binding, point, instrument, sink) => {
-  const series = binding as ValueSeries;
   const value = point.value as number;
   if (value === 0) return;
   if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
-  else if (series.add(value)) sink.changed(series);
+  // An up-down counter binds to its series' number in the columns.
+  else sink.values.add(binding as number, value);
 };
 
 const feedLastValue: PointFeed = (binding, point, _instrument, sink) => {
-  const source = binding as ValueSource;
-  // Kept exactly as reported, NaN included.
-  if (source.set(point.value as number)) sink.changed(source.series);
+  // Kept exactly as reported, NaN included. A series' first source binds to its number.
+  if (typeof binding === 'number')
+    sink.values.set(binding, 0, point.value as number);
+  else (binding as ValueSource).set(point.value as number);
 };
 
 const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {

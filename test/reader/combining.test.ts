@@ -4,6 +4,12 @@ import { NameTotals, SpiralSeries } from '../../src/reader/series';
 import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
+import { ValueColumns } from '../../src/reader/ValueColumns';
+
+/** Columns of their own for the value series of one test; a change to a shared series is not followed here. */
+function valueColumns(): ValueColumns {
+  return new ValueColumns(new RecordTableEditor(), () => undefined);
+}
 
 /** Reads each series' freshly published working state. */
 const current: RecordReader = <R>(cell: Recorded<R>): R => cell.publish();
@@ -21,8 +27,8 @@ describe('combinedValue', () => {
 
   it('should sum gauges before anything is sanitised, and report the oldest age', () => {
     const totals = new NameTotals('gauge', false, 1, 'test');
-    const a = new ValueSeries(totals, 100, 1, 0);
-    const b = new ValueSeries(totals, 500, 1, 1);
+    const a = new ValueSeries(totals, 100, 1, 0, valueColumns());
+    const b = new ValueSeries(totals, 500, 1, 1, valueColumns());
     a.source().set(1e308);
     b.source().set(1e308);
     expect(combinedValue([a, b], current, 1_000)).toEqual({

@@ -6,6 +6,12 @@ import {
 import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
+import { ValueColumns } from '../../src/reader/ValueColumns';
+
+/** Columns of their own for the value series of one test; a change to a shared series is not followed here. */
+function valueColumns(): ValueColumns {
+  return new ValueColumns(new RecordTableEditor(), () => undefined);
+}
 
 describe('SpiralSeries', () => {
   describe('publish', () => {
@@ -54,7 +60,8 @@ describe('ValueSeries', () => {
         new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
-        0
+        0,
+        valueColumns()
       );
       const source = gauge.source();
       for (const value of [NaN, 12.5, Infinity, 1e17, 1, -0]) {
@@ -69,7 +76,8 @@ describe('ValueSeries', () => {
         new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
-        0
+        0,
+        valueColumns()
       );
       const a = gauge.source();
       const b = gauge.source();
@@ -92,7 +100,8 @@ describe('ValueSeries', () => {
         new NameTotals('counter', true, 1, 'test'),
         0,
         1,
-        0
+        0,
+        valueColumns()
       );
       expect(counter.add(5)).toBe(true);
       expect(counter.add(0)).toBe(false);

@@ -18,8 +18,9 @@ import type { ValueSource } from './ValueSeries';
 
 /**
  * What an attribute set of one instrument feeds, resolved once: a series its increases are
- * added to (a spiral by its number in the store's columns), a source of last values of its own
- * in a series, or `null`: left out for good.
+ * added to, a source of last values of its own in a series, or `null`: left out for good. A
+ * spiral, an up-down counter and a series' first source of last values bind to the series'
+ * number in the store's columns; a histogram to its series.
  */
 export type Binding = Series | number | ValueSource | null;
 

@@ -35,7 +35,7 @@ export interface PointSink {
     attributes: Attributes,
     pointCount: number
   ): Binding | undefined;
-  /** Marks `series` changed in this tick: at each change, as some write their record at once. */
+  /** Marks a histogram changed in this tick: its record is made at the tick's end. */
   changed(series: Series): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
   schedule(series: HistogramSeries): void;

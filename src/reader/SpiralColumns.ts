@@ -1,4 +1,4 @@
-import { grownColumn, INITIAL_COLUMN_LENGTH } from './columns';
+import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
 import { ExpiryWheel } from './ExpiryWheel';
 import type { RecordTableEditor } from './RecordTable';
 import type { Slicer } from './Slicer';
@@ -43,12 +43,10 @@ export class SpiralColumns {
   /** A new spiral at 0, whose record is at `recordAt` and the place after it. Returns its number. */
   create(recordAt: number): number {
     const number = this._size++;
-    if (number === this._count.length) {
-      this._count = grownColumn(this._count);
-      this._one = grownColumn(this._one);
-      this._recordAt = grownColumn(this._recordAt);
-      this._windowed = grownColumn(this._windowed);
-    }
+    [this._count, this._one, this._recordAt, this._windowed] = withRoomFor(
+      number,
+      [this._count, this._one, this._recordAt, this._windowed]
+    );
     this._recordAt[number] = recordAt;
     return number;
   }

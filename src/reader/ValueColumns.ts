@@ -1,6 +1,6 @@
 import type { RecordTableEditor } from './RecordTable';
 import type { Series } from './series';
-import { grownColumn, INITIAL_COLUMN_LENGTH } from './columns';
+import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
 import type { ValueSeries } from './ValueSeries';
 
 /** Flags of a value series. */
@@ -36,12 +36,10 @@ export class ValueColumns {
   /** A new series at 0, whose record is at `recordAt`. Returns its number. */
   create(recordAt: number, series: ValueSeries): number {
     const number = this._series.push(series) - 1;
-    if (number === this._flags.length) {
-      this._added = grownColumn(this._added);
-      this._last = grownColumn(this._last);
-      this._flags = grownColumn(this._flags);
-      this._recordAt = grownColumn(this._recordAt);
-    }
+    [this._added, this._last, this._flags, this._recordAt] = withRoomFor(
+      number,
+      [this._added, this._last, this._flags, this._recordAt]
+    );
     this._recordAt[number] = recordAt;
     return number;
   }

@@ -209,6 +209,8 @@ export class MetricStore {
   ): Promise<StoreView> {
     while (!this._publication.makeRecords(this._tickGen, slicer))
       await slicer.pause();
+    // An epoch's end copies the table: ahead, in slices, rather than in the one step of the swap.
+    while (!this._records.prepare(slicer)) await slicer.pause();
     return this._swap(timeMs, monotonicMs);
   }
 

@@ -12,11 +12,16 @@
  * pins at most its epoch's logs and one copy, and is garbage as soon as nobody holds it.
  */
 
+import { Slicer } from './Slicer';
+
 /** What a log answers for an index it did not replace. */
 const ABSENT: unique symbol = Symbol('absent');
 
 /** How many table sizes of logged values make an epoch. */
 const EPOCH_TABLES = 2;
+
+/** How many records `prepare` copies per unit of a slice's work. */
+const COPY_UNIT = 1024;
 
 /** The values one publication replaced: what the version before it read at those indexes. */
 export class UndoLog {
@@ -96,6 +101,8 @@ export class RecordTableEditor {
   private _lastLog: UndoLog | undefined = undefined;
   /** How many values the epoch's logs hold. */
   private _logged = 0;
+  /** The copy of the newest version's array that ends the epoch, made ahead in slices. */
+  private _copy: unknown[] = [];
 
   get size(): number {
     return this._array.length;
@@ -115,17 +122,43 @@ export class RecordTableEditor {
     return this._array.push(record) - 1;
   }
 
+  /** Whether the next publication ends an epoch: its version is then copied once. */
+  private get _endsEpoch(): boolean {
+    return (
+      this._logged + this._stagedIndexes.length >
+      EPOCH_TABLES * this._array.length
+    );
+  }
+
+  /**
+   * Once everything of the next version is staged: if its publication ends an epoch, copies the
+   * newest version's records ahead, in slices of `slicer`'s budget (a unit per thousand), so that
+   * the publication itself, one step, need not. The newest version's records do not change
+   * before the publication. Returns true when done, false when `slicer` ended the slice first.
+   */
+  prepare(slicer: Slicer): boolean {
+    if (!this._endsEpoch) return true;
+    const array = this._array;
+    const copy = this._copy;
+    const size = this._newest?.size ?? 0;
+    while (copy.length < size) {
+      const end = Math.min(size, copy.length + COPY_UNIT);
+      for (let i = copy.length; i < end; i++) copy.push(array[i]);
+      if (slicer.due()) return false;
+    }
+    return true;
+  }
+
   /** Publishes what was built: the version published before keeps its records. */
   publish(): RecordTable {
     const array = this._array;
     const indexes = this._stagedIndexes;
     const values = this._stagedValues;
     const replaced = this._newest;
-    const endsEpoch =
-      this._logged + indexes.length > EPOCH_TABLES * array.length;
     let log: UndoLog | undefined;
-    if (endsEpoch) {
-      const frozen = array.slice();
+    if (this._endsEpoch) {
+      // What the version before reads from now on: copied ahead by `prepare`, or here.
+      const frozen = this._copyOfNewest();
       if (this._lastLog !== undefined) this._lastLog.after = frozen;
       replaced?.replaced(undefined, frozen);
       for (let i = 0; i < indexes.length; i++) array[indexes[i]!] = values[i];
@@ -151,5 +184,13 @@ export class RecordTableEditor {
     }
     this._newest = new RecordTable(array, array.length);
     return this._newest;
+  }
+
+  /** The newest version's records, as an array of their own: the copy `prepare` made, finished. */
+  private _copyOfNewest(): unknown[] {
+    this.prepare(Slicer.unbounded());
+    const copy = this._copy;
+    this._copy = [];
+    return copy;
   }
 }

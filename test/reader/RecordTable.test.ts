@@ -2,6 +2,7 @@ import {
   RecordTableEditor,
   type RecordTable,
 } from '../../src/reader/RecordTable';
+import { Slicer } from '../../src/reader/Slicer';
 
 describe('RecordTableEditor', () => {
   describe('publish', () => {
@@ -66,5 +67,40 @@ describe('RecordTableEditor', () => {
       ]);
       expect(editor.size).toBe(3);
     });
+  });
+});
+
+describe('RecordTableEditor prepare', () => {
+  it('should copy the table ahead of an epoch’s end in slices, every version answering as published', () => {
+    const editor = new RecordTableEditor();
+    const size = 5000;
+    const model: number[] = [];
+    for (let i = 0; i < size; i++) {
+      editor.push(-i);
+      model.push(-i);
+    }
+    const held: { table: RecordTable; values: number[] }[] = [
+      { table: editor.publish(), values: [...model] },
+    ];
+    let sliced = 0;
+    for (let gen = 1; gen <= 6; gen++) {
+      // 4,000 changes per publication against 5,000 records: an epoch ends every few.
+      for (let k = 0; k < 4000; k++) {
+        const index = (gen * 7919 + k * 104729) % size;
+        model[index] = gen * 10_000 + k;
+        editor.set(index, model[index]);
+      }
+      const slicer = new Slicer(Infinity, 1);
+      let slices = 1;
+      while (!editor.prepare(slicer)) slices++;
+      if (slices > 1) sliced++;
+      held.push({ table: editor.publish(), values: [...model] });
+    }
+    // 5,000 records at a thousand a unit and one unit a slice: five slices, where an epoch ended.
+    expect(sliced).toBeGreaterThan(0);
+    for (const { table, values } of held)
+      expect(Array.from({ length: size }, (_, i) => table.get(i))).toEqual(
+        values
+      );
   });
 });

@@ -4,6 +4,24 @@ import {
 } from '../../src/reader/RecordTable';
 import { Slicer } from '../../src/reader/Slicer';
 
+/** An editor of `size` records, -0 to -(size - 1), published once, and what each version held. */
+function publishedTable(size: number) {
+  const editor = new RecordTableEditor();
+  const model = Array.from({ length: size }, (_, i) => -i);
+  for (const value of model) editor.push(value);
+  const held: { table: RecordTable; values: number[] }[] = [
+    { table: editor.publish(), values: [...model] },
+  ];
+  /** Every version held answers as it was published. */
+  const expectHeldAsPublished = () => {
+    for (const { table, values } of held)
+      expect(Array.from({ length: size }, (_, i) => table.get(i))).toEqual(
+        values
+      );
+  };
+  return { editor, model, held, expectHeldAsPublished };
+}
+
 describe('RecordTableEditor', () => {
   describe('publish', () => {
     it('should leave every published version as it was, whatever the editor does next', () => {
@@ -32,15 +50,9 @@ describe('RecordTableEditor', () => {
     });
 
     it('should keep every version held across many publications and epochs as it was published', () => {
-      const editor = new RecordTableEditor();
       const size = 50;
-      const model: number[] = [];
-      for (let i = 0; i < size; i++) {
-        editor.push(-i);
-        model.push(-i);
-      }
-      const held: { table: RecordTable; values: number[] }[] = [];
-      held.push({ table: editor.publish(), values: [...model] });
+      const { editor, model, held, expectHeldAsPublished } =
+        publishedTable(size);
       // 30 changes per publication against 50 records: an epoch ends every few publications.
       let random = 12345;
       for (let gen = 1; gen <= 40; gen++) {
@@ -52,10 +64,7 @@ describe('RecordTableEditor', () => {
         }
         held.push({ table: editor.publish(), values: [...model] });
       }
-      for (const { table, values } of held)
-        expect(Array.from({ length: size }, (_, i) => table.get(i))).toEqual(
-          values
-        );
+      expectHeldAsPublished();
     });
   });
 
@@ -72,16 +81,8 @@ describe('RecordTableEditor', () => {
 
 describe('RecordTableEditor prepare', () => {
   it('should copy the table ahead of an epoch’s end in slices, every version answering as published', () => {
-    const editor = new RecordTableEditor();
     const size = 5000;
-    const model: number[] = [];
-    for (let i = 0; i < size; i++) {
-      editor.push(-i);
-      model.push(-i);
-    }
-    const held: { table: RecordTable; values: number[] }[] = [
-      { table: editor.publish(), values: [...model] },
-    ];
+    const { editor, model, held, expectHeldAsPublished } = publishedTable(size);
     let sliced = 0;
     for (let gen = 1; gen <= 6; gen++) {
       // 4,000 changes per publication against 5,000 records: an epoch ends every few.
@@ -98,9 +99,6 @@ describe('RecordTableEditor prepare', () => {
     }
     // 5,000 records at a thousand a unit and one unit a slice: five slices, where an epoch ended.
     expect(sliced).toBeGreaterThan(0);
-    for (const { table, values } of held)
-      expect(Array.from({ length: size }, (_, i) => table.get(i))).toEqual(
-        values
-      );
+    expectHeldAsPublished();
   });
 });

@@ -182,6 +182,8 @@ export class RecordTableEditor {
       this._stagedIndexes = [];
       this._stagedValues = [];
     }
+    // A copy made for an epoch's end that did not come (a record pushed since) would go stale.
+    if (this._copy.length > 0) this._copy = [];
     this._newest = new RecordTable(array, array.length);
     return this._newest;
   }

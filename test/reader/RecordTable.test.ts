@@ -101,4 +101,26 @@ describe('RecordTableEditor prepare', () => {
     expect(sliced).toBeGreaterThan(0);
     expectHeldAsPublished();
   });
+
+  it('should not keep a copy made for an epoch’s end that a pushed record put off', () => {
+    const size = 10;
+    const { editor, model, held, expectHeldAsPublished } = publishedTable(size);
+    for (let k = 0; k < 21; k++) {
+      model[k % size] = 100 + k;
+      editor.set(k % size, model[k % size]);
+    }
+    // 21 staged against 10 records ends an epoch: the copy is made…
+    expect(editor.prepare(Slicer.unbounded())).toBe(true);
+    // …but a new record puts the epoch's end off, and later publications change every record.
+    editor.push(-10);
+    held.push({ table: editor.publish(), values: [...model] });
+    for (let gen = 2; gen <= 6; gen++) {
+      for (let i = 0; i < size; i++) {
+        model[i] = gen * 1000 + i;
+        editor.set(i, model[i]);
+      }
+      held.push({ table: editor.publish(), values: [...model] });
+    }
+    expectHeldAsPublished();
+  });
 });

@@ -1,14 +1,13 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
+import type { BucketSum } from './BucketSum';
 import {
-  emptyAggregate,
   histogramValue,
   MAX_SCALE,
   type HistogramAggregate,
   type HistogramSummary,
 } from './histogramBuckets';
 import {
-  addEntry,
   aggregateOf,
   appendEntry,
   appendMerged,
@@ -18,7 +17,6 @@ import {
   nextEntry,
   SCALE,
   SLOT,
-  subtractEntry,
   SUM,
   ZERO_COUNT,
   type SlotEntries,
@@ -26,52 +24,42 @@ import {
 
 /**
  * A histogram over a sliding window of slots, fed by the SDK's base-2 exponential histogram
- * deltas (one per slot). It keeps the window's scalars as slots come and go, and the slots'
- * buckets packed (see {@link SlotEntries}), so adding a slot and expiring one cost only the
- * buckets those slots touched.
+ * deltas (one per slot). It keeps the window's scale and counts as slots come and go, and the
+ * slots' buckets packed (see {@link SlotEntries}), so adding a slot and expiring one cost only
+ * the slots they touch.
  *
  * The slots' entries are written once and never changed: a new slot is appended, an expired
  * one is left before the window's start, so the records published from the window share its array
  * and read their own part of it. Once the expired part is as long as the rest, the next slot
  * goes into a new array of the live part; the records keep the old one.
  */
-export class WindowedHistogram implements Readonly<HistogramSummary> {
+export class WindowedHistogram {
   /** Entries of slots with data, oldest first, from `_from`; those before it expired. */
   private _entries: SlotEntries = [];
   private _from = 0;
   /** Where the newest entry starts; -1 while the window is empty. */
   private _lastAt = -1;
   /*
-   * The window's scalars, kept as slots come and go, in fields of the window itself (one object
-   * fewer to reach per histogram): read-only outside this class, which alone writes them. Its
-   * scale is the coarsest of the slots added since the window was last empty (detail once merged
-   * away is gone, as in a running aggregate). The buckets are not kept here: {@link aggregate}
-   * sums them from the slots when asked, which is rare (a request for this series), while every
-   * histogram series holds a window.
+   * The window's scale and counts, kept as slots come and go: what publishing reads. Its scale
+   * is the coarsest of the slots added since the window was last empty (detail once merged away
+   * is gone, as in a running aggregate). The sum, min and max are not kept: a record works them
+   * out from its slots when first asked (a request for the series), so that neither a slot added
+   * nor one expiring reads the window's other slots.
    */
-  scale = MAX_SCALE;
-  count = 0;
-  sum = 0;
-  min = Infinity;
-  max = -Infinity;
-  zeroCount = 0;
-  /**
-   * The sum without the newest slot. The window's sum is the slots' sums added oldest first, as
-   * a sum afresh would give it, whatever order they arrived and merged in: kept so, it is
-   * published without reading the slots.
-   */
-  private _sumBeforeLast = 0;
+  private _scale = MAX_SCALE;
+  private _count = 0;
+  private _zeroCount = 0;
 
   /**
    * @param _shared An aggregate that several windows feed (a name's histograms across host
    *   types): every slot added here is added there too, and taken out again when it expires.
    *   Its buckets are the sum of those windows' buckets, at a scale no finer than any of theirs.
    */
-  constructor(private readonly _shared?: HistogramAggregate) {}
+  constructor(private readonly _shared?: BucketSum) {}
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    return aggregateOf(this, this._entries, this._from, this._entries.length);
+    return this.record().aggregate;
   }
 
   /**
@@ -86,18 +74,13 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
       this._compact();
     const entries = this._entries;
     const at = appendEntry(entries, slot, point);
-    const sumBefore = this.sum;
-    this.scale =
+    this._scale =
       lastAt < 0
         ? entries[at + SCALE]!
-        : Math.min(this.scale, entries[at + SCALE]!);
-    // As `addScalars` adds them.
-    this.count += entries[at + COUNT]!;
-    this.sum += entries[at + SUM]!;
-    this.zeroCount += entries[at + ZERO_COUNT]!;
-    this.min = Math.min(this.min, entries[at + MIN]!);
-    this.max = Math.max(this.max, entries[at + MAX]!);
-    if (this._shared !== undefined) addEntry(this._shared, entries, at);
+        : Math.min(this._scale, entries[at + SCALE]!);
+    this._count += entries[at + COUNT]!;
+    this._zeroCount += entries[at + ZERO_COUNT]!;
+    if (this._shared !== undefined) this._shared.addEntry(entries, at);
     if (merging) {
       // The newest entry changes: into a new array, as published records may read this one.
       const merged = entries.slice(this._from, lastAt);
@@ -105,10 +88,8 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
       this._entries = merged;
       this._lastAt = lastAt - this._from;
       this._from = 0;
-      this.sum = this._sumBeforeLast + merged[this._lastAt + SUM]!;
       return false;
     }
-    this._sumBeforeLast = sumBefore;
     this._lastAt = at;
     return true;
   }
@@ -120,43 +101,23 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
     const shared = this._shared;
     let at = this._from;
     while (at < end && entries[at + SLOT]! <= slot) {
-      this.count -= entries[at + COUNT]!;
-      this.zeroCount -= entries[at + ZERO_COUNT]!;
-      if (shared !== undefined) subtractEntry(shared, entries, at);
+      this._count -= entries[at + COUNT]!;
+      this._zeroCount -= entries[at + ZERO_COUNT]!;
+      if (shared !== undefined) shared.subtractEntry(entries, at);
       at = nextEntry(entries, at);
     }
     if (at === this._from) return false;
-    // Once every window that fed it is empty, the shared aggregate too may regain full resolution.
-    if (shared !== undefined && shared.count === 0)
-      Object.assign(shared, emptyAggregate());
     if (at === end) {
       // Start afresh so that the next data regains full resolution.
       this._entries = [];
       this._from = 0;
       this._lastAt = -1;
-      this.scale = MAX_SCALE;
-      this.count = 0;
-      this.sum = 0;
-      this.min = Infinity;
-      this.max = -Infinity;
-      this.zeroCount = 0;
-      this._sumBeforeLast = 0;
+      this._scale = MAX_SCALE;
+      this._count = 0;
+      this._zeroCount = 0;
       return true;
     }
     this._from = at;
-    let min = Infinity;
-    let max = -Infinity;
-    let sum = 0;
-    // Summed afresh, not by subtraction: a slot whose sum overflowed to Infinity would leave NaN.
-    for (; at < end; at = nextEntry(entries, at)) {
-      if (entries[at + MIN]! < min) min = entries[at + MIN]!;
-      if (entries[at + MAX]! > max) max = entries[at + MAX]!;
-      this._sumBeforeLast = sum;
-      sum += entries[at + SUM]!;
-    }
-    this.min = min;
-    this.max = max;
-    this.sum = sum;
     return true;
   }
 
@@ -164,7 +125,9 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
   record(): HistogramRecord {
     if (this._lastAt < 0) return EMPTY_HISTOGRAM_RECORD;
     return new HistogramRecord(
-      this,
+      this._scale,
+      this._count,
+      this._zeroCount,
       this._entries,
       this._from,
       this._entries.length
@@ -182,31 +145,40 @@ export class WindowedHistogram implements Readonly<HistogramSummary> {
 
 /**
  * A window's content at one moment, as a snapshot serves it: shared by reference, never
- * changed. Its legacy value (which sorts the buckets) is computed on first request and kept.
- * The window's scalars are copied into fields of its own: one object per record.
+ * changed. Its sum, min and max are worked out from its slots when first read, and its legacy
+ * value (which sorts the buckets) on first request; both are kept.
  */
 export class HistogramRecord implements Readonly<HistogramSummary> {
-  readonly scale: number;
-  readonly count: number;
-  readonly sum: number;
-  readonly min: number;
-  readonly max: number;
-  readonly zeroCount: number;
   private _value: LegacyValue | undefined = undefined;
+  /** The sum, min and max of its slots, once read; NaN before. */
+  private _sum = NaN;
+  private _min = NaN;
+  private _max = NaN;
 
   /** Its entries are those of `_entries` from `_from` to `_to`, which nothing changes. */
   constructor(
-    summary: Readonly<HistogramSummary>,
+    readonly scale: number,
+    readonly count: number,
+    readonly zeroCount: number,
     private readonly _entries: SlotEntries,
     private readonly _from: number,
     private readonly _to: number
-  ) {
-    this.scale = summary.scale;
-    this.count = summary.count;
-    this.sum = summary.sum;
-    this.min = summary.min;
-    this.max = summary.max;
-    this.zeroCount = summary.zeroCount;
+  ) {}
+
+  /** The slots' sums added oldest first, as a sum afresh gives it whatever order they merged in. */
+  get sum(): number {
+    if (Number.isNaN(this._min)) this._readScalars();
+    return this._sum;
+  }
+
+  get min(): number {
+    if (Number.isNaN(this._min)) this._readScalars();
+    return this._min;
+  }
+
+  get max(): number {
+    if (Number.isNaN(this._min)) this._readScalars();
+    return this._max;
   }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
@@ -221,11 +193,28 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
       this._value = histogramValue(this.aggregate, integer);
     return this._value;
   }
+
+  private _readScalars(): void {
+    const entries = this._entries;
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let at = this._from; at < this._to; at = nextEntry(entries, at)) {
+      sum += entries[at + SUM]!;
+      if (entries[at + MIN]! < min) min = entries[at + MIN]!;
+      if (entries[at + MAX]! > max) max = entries[at + MAX]!;
+    }
+    this._sum = sum;
+    this._max = max;
+    this._min = min;
+  }
 }
 
 /** The record of an empty window. */
 export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(
-  emptyAggregate(),
+  MAX_SCALE,
+  0,
+  0,
   [],
   0,
   0

@@ -1,9 +1,6 @@
 import type { MetricKind } from '../snapshot/legacyValues';
-import {
-  emptyAggregate,
-  mergeInto,
-  type HistogramAggregate,
-} from './histogramBuckets';
+import { BucketSum } from './BucketSum';
+import { emptyAggregate, type HistogramAggregate } from './histogramBuckets';
 import { Recorded } from './records';
 import type { RecordTable, RecordTableEditor } from './RecordTable';
 import type { SpiralColumns } from './SpiralColumns';
@@ -35,7 +32,7 @@ export class NameTotals extends Recorded<HistogramAggregate> {
    * For histograms: the working sum of the members' buckets, kept by their windows as slots come
    * and go, at a scale no finer than any of theirs.
    */
-  readonly shared: HistogramAggregate | undefined;
+  readonly shared: BucketSum | undefined;
   /** How the last values of the name's sources combine (the aggregator's `gauges` option). */
   lastValues: LastValueRule = 'sum';
   /** For histograms: how many non-empty member windows have each scale. */
@@ -54,7 +51,7 @@ export class NameTotals extends Recorded<HistogramAggregate> {
     readonly origin: string
   ) {
     super();
-    this.shared = kind === 'histogram' ? emptyAggregate() : undefined;
+    this.shared = kind === 'histogram' ? new BucketSum() : undefined;
   }
 
   /**
@@ -75,21 +72,18 @@ export class NameTotals extends Recorded<HistogramAggregate> {
 
   /** The buckets as published: a copy, so that later ticks leave it alone. */
   publish(): HistogramAggregate {
-    const shared = this.shared ?? emptyAggregate();
+    const shared = this.shared;
+    if (shared === undefined) return emptyAggregate();
     let coarsest = Infinity;
     for (const scale of this._scales.keys())
       coarsest = Math.min(coarsest, scale);
     if (shared.count > 0 && shared.scale < coarsest) {
       // The windows that forced a coarser scale have emptied since: merge afresh, at the finer one.
-      Object.assign(shared, emptyAggregate());
+      shared.clear();
       for (const member of this.members)
-        mergeInto(shared, (member as HistogramSeries).window.aggregate);
+        shared.addAggregate((member as HistogramSeries).window.aggregate);
     }
-    return {
-      ...shared,
-      positive: new Map(shared.positive),
-      negative: new Map(shared.negative),
-    };
+    return shared.toAggregate();
   }
 }
 

@@ -31,6 +31,21 @@ const NEGATIVE_AT = 7;
 const LENGTH = 8;
 const BUCKETS = 9;
 
+/** Where the entry's buckets start: its positive ones, then its negative ones. */
+export function bucketsAt(at: number): number {
+  return at + BUCKETS;
+}
+
+/** Where the entry's negative buckets start. */
+export function negativeAt(entries: SlotEntries, at: number): number {
+  return at + entries[at + NEGATIVE_AT]!;
+}
+
+/** Where the entry's buckets end. */
+export function entryEnd(entries: SlotEntries, at: number): number {
+  return at + entries[at + LENGTH]!;
+}
+
 /**
  * Where the entry after the one at `at` starts. As a small integer: a position read from the
  * array of numbers would otherwise make the fields that keep it numbers of their own on the heap.
@@ -126,11 +141,11 @@ function addEntryBuckets(
   shift: number,
   sign: 1 | -1
 ): void {
-  const negativeAt = at + entries[at + NEGATIVE_AT]!;
-  const end = at + entries[at + LENGTH]!;
-  for (let i = at + BUCKETS; i < end; i += 2)
+  const negative = negativeAt(entries, at);
+  const end = entryEnd(entries, at);
+  for (let i = bucketsAt(at); i < end; i += 2)
     addToBucket(
-      i < negativeAt ? target.positive : target.negative,
+      i < negative ? target.positive : target.negative,
       entries[i]!,
       shift,
       sign * entries[i + 1]!
@@ -138,7 +153,7 @@ function addEntryBuckets(
 }
 
 /** Adds the data of the entry at `at` into `target`, at the coarser of their scales. */
-export function addEntry(
+function addEntry(
   target: HistogramAggregate,
   entries: SlotEntries,
   at: number
@@ -153,18 +168,6 @@ export function addEntry(
     entries[at + MIN]!,
     entries[at + MAX]!
   );
-}
-
-/** Takes the data of the entry at `at` out of `target`, which holds it at `target`'s scale or a coarser one. */
-export function subtractEntry(
-  target: HistogramAggregate,
-  entries: SlotEntries,
-  at: number
-): void {
-  addEntryBuckets(target, entries, at, entries[at + SCALE]! - target.scale, -1);
-  target.count -= entries[at + COUNT]!;
-  target.sum -= entries[at + SUM]!;
-  target.zeroCount -= entries[at + ZERO_COUNT]!;
 }
 
 /** The buckets of the entries from `from` to `to` summed, with the scalars of `summary`, at `summary`'s scale. */

@@ -5,7 +5,8 @@ import type { InstrumentRegistry } from './instruments';
 import { describeInstrument } from './LegacyNamer';
 import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
-import type { HistogramSeries, Series } from './series';
+import type { HistogramSeries } from './HistogramSeries';
+import type { Series } from './series';
 import type { SeriesDirectory, StoreColumns } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 

@@ -1,5 +1,6 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
-import { HistogramSeries, type NameTotals, type Series } from './series';
+import { HistogramSeries } from './HistogramSeries';
+import type { NameTotals, Series } from './series';
 import type { Slicer } from './Slicer';
 
 /**

@@ -5,12 +5,8 @@ import type { Binding, InstrumentState } from './instruments';
 import type { LegacyNamer, SeriesPlace } from './LegacyNamer';
 import type { LegacyNameTable } from './LegacyNameTable';
 import type { RecordTableEditor } from './RecordTable';
-import {
-  HistogramSeries,
-  type NameTotals,
-  type Series,
-  SpiralSeries,
-} from './series';
+import { HistogramSeries } from './HistogramSeries';
+import { type NameTotals, type Series, SpiralSeries } from './series';
 import type { SpiralColumns } from './SpiralColumns';
 import type { ValueColumns } from './ValueColumns';
 import { ValueSeries } from './ValueSeries';

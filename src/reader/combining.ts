@@ -5,12 +5,8 @@ import {
   type LegacyValue,
 } from '../snapshot/legacyValues';
 import type { RecordReader } from './records';
-import type {
-  HistogramSeries,
-  NameTotals,
-  Series,
-  SpiralSeries,
-} from './series';
+import type { HistogramSeries } from './HistogramSeries';
+import type { NameTotals, Series, SpiralSeries } from './series';
 import type { ValueSeries } from './ValueSeries';
 import {
   emptyAggregate,

@@ -5,7 +5,8 @@ import type {
 } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { Binding, InstrumentState } from './instruments';
-import type { HistogramSeries, Series } from './series';
+import type { HistogramSeries } from './HistogramSeries';
+import type { Series } from './series';
 import type { SpiralColumns } from './SpiralColumns';
 import type { ValueColumns } from './ValueColumns';
 import type { ValueSource } from './ValueSeries';
@@ -88,7 +89,7 @@ const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
   if ((point.value as ExponentialHistogram).count === 0) return;
   // The window slides first, as the expiry wheel would have slid it.
   series.expireThrough(sink.through);
-  if (series.window.add(sink.slot, point.value as ExponentialHistogram))
+  if (series.add(sink.slot, point.value as ExponentialHistogram))
     sink.schedule(series);
   if (series.dirtyGen !== sink.gen) sink.changed(series);
 };

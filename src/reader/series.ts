@@ -4,7 +4,7 @@ import { emptyAggregate, type HistogramAggregate } from './histogramBuckets';
 import { Recorded } from './records';
 import type { RecordTable, RecordTableEditor } from './RecordTable';
 import type { SpiralColumns } from './SpiralColumns';
-import { WindowedHistogram, type HistogramRecord } from './WindowedHistogram';
+import type { HistogramSeries } from './HistogramSeries';
 
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
 export type LastValueRule = 'sum' | 'max' | 'min' | 'average';
@@ -81,7 +81,7 @@ export class NameTotals extends Recorded<HistogramAggregate> {
       // The windows that forced a coarser scale have emptied since: merge afresh, at the finer one.
       shared.clear();
       for (const member of this.members)
-        shared.addAggregate((member as HistogramSeries).window.aggregate);
+        shared.addAggregate((member as HistogramSeries).aggregate);
     }
     return shared.toAggregate();
   }
@@ -155,40 +155,5 @@ export class SpiralSeries extends Series<SpiralRecord> {
       records.get(this.index) as number,
       records.get(this.index + 1) as number
     );
-  }
-}
-
-/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
-const NO_SLOT = -(2 ** 30);
-
-/** Histogram: the window's count, exact mean, min and max, and estimated percentiles. */
-export class HistogramSeries extends Series<HistogramRecord> {
-  readonly window = new WindowedHistogram(this.totals.shared);
-  /**
-   * The last slot expired through: every slot up to it is gone, and later data is newer. It
-   * starts below any slot a clock gives, as a small integer, so that the field never needs a
-   * number of its own on the heap.
-   */
-  private _expiredThrough = NO_SLOT;
-
-  /**
-   * Drops window slots up to and including `slot`; returns whether the state changed. A tick may
-   * ask twice through the same slot (as its data point is applied, then from the expiry wheel):
-   * the second asking reads no slot.
-   */
-  expireThrough(slot: number): boolean {
-    if (slot <= this._expiredThrough) return false;
-    this._expiredThrough = slot;
-    return this.window.expireThrough(slot);
-  }
-
-  /**
-   * The scale of its record as last published, NaN while that was empty: what the name's count
-   * of scales holds for it, kept here so that publishing reads no older record.
-   */
-  publishedScale = NaN;
-
-  publish(): HistogramRecord {
-    return this.window.record();
   }
 }

@@ -84,7 +84,7 @@ describe('BucketSum', () => {
       point(4, { [-30]: 1 }, {}, 3),
       point(4, { 200: 4 }),
     ];
-    const { entries, sum } = added(points);
+    const { sum } = added(points);
     expect(sum.toAggregate()).toEqual(reference(points));
   });
 
@@ -94,7 +94,7 @@ describe('BucketSum', () => {
       point(3, { 14: 3 }),
       point(6, { 90: 1 }, { 50: 1 }),
     ];
-    const { entries, sum } = added(points);
+    const { sum } = added(points);
     const aggregate = sum.toAggregate();
     expect(aggregate.scale).toBe(3);
     expect(aggregate).toEqual(reference(points));

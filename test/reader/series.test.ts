@@ -1,8 +1,5 @@
-import {
-  HistogramSeries,
-  NameTotals,
-  SpiralSeries,
-} from '../../src/reader/series';
+import { HistogramSeries } from '../../src/reader/HistogramSeries';
+import { NameTotals, SpiralSeries } from '../../src/reader/series';
 import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';

@@ -1,6 +1,5 @@
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
-import type { BucketSum } from './BucketSum';
 import {
   histogramValue,
   MAX_SCALE,
@@ -21,19 +20,28 @@ import {
   ZERO_COUNT,
   type SlotEntries,
 } from './slotEntries';
+import { Series } from './series';
+
+/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
+const NO_SLOT = -(2 ** 30);
 
 /**
- * A histogram over a sliding window of slots, fed by the SDK's base-2 exponential histogram
- * deltas (one per slot). It keeps the window's scale and counts as slots come and go, and the
- * slots' buckets packed (see {@link SlotEntries}), so adding a slot and expiring one cost only
- * the slots they touch.
+ * Histogram: the window's count, exact mean, min and max, and estimated percentiles. Its working
+ * state is a histogram over a sliding window of slots, fed by the SDK's base-2 exponential
+ * histogram deltas (one per slot), held in the series itself: a data point reads one object
+ * before the window's slots. It keeps the window's scale and counts as slots come and go, and
+ * the slots' buckets packed (see {@link SlotEntries}), so adding a slot and expiring one cost
+ * only the slots they touch.
  *
  * The slots' entries are written once and never changed: a new slot is appended, an expired
  * one is left before the window's start, so the records published from the window share its array
  * and read their own part of it. Once the expired part is as long as the rest, the next slot
  * goes into a new array of the live part; the records keep the old one.
+ *
+ * Every slot added is also added to the name's summed buckets (`totals.shared`), and taken out
+ * again when it expires: what `/all` serves without merging every window.
  */
-export class WindowedHistogram {
+export class HistogramSeries extends Series<HistogramRecord> {
   /** Entries of slots with data, oldest first, from `_from`; those before it expired. */
   private _entries: SlotEntries = [];
   private _from = 0;
@@ -49,17 +57,21 @@ export class WindowedHistogram {
   private _scale = MAX_SCALE;
   private _count = 0;
   private _zeroCount = 0;
-
   /**
-   * @param _shared An aggregate that several windows feed (a name's histograms across host
-   *   types): every slot added here is added there too, and taken out again when it expires.
-   *   Its buckets are the sum of those windows' buckets, at a scale no finer than any of theirs.
+   * The last slot expired through: every slot up to it is gone, and later data is newer. It
+   * starts below any slot a clock gives, as a small integer, so that the field never needs a
+   * number of its own on the heap.
    */
-  constructor(private readonly _shared?: BucketSum) {}
+  private _expiredThrough = NO_SLOT;
+  /**
+   * The scale of its record as last published, NaN while that was empty: what the name's count
+   * of scales holds for it, kept here so that publishing reads no older record.
+   */
+  publishedScale = NaN;
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
-    return this.record().aggregate;
+    return this.publish().aggregate;
   }
 
   /**
@@ -80,7 +92,7 @@ export class WindowedHistogram {
         : Math.min(this._scale, entries[at + SCALE]!);
     this._count += entries[at + COUNT]!;
     this._zeroCount += entries[at + ZERO_COUNT]!;
-    if (this._shared !== undefined) this._shared.addEntry(entries, at);
+    this.totals.shared!.addEntry(entries, at);
     if (merging) {
       // The newest entry changes: into a new array, as published records may read this one.
       const merged = entries.slice(this._from, lastAt);
@@ -94,16 +106,22 @@ export class WindowedHistogram {
     return true;
   }
 
-  /** Drops the slots up to and including `slot`. Returns true when anything was dropped. */
+  /**
+   * Drops the slots up to and including `slot`; returns whether the state changed. A tick may
+   * ask twice through the same slot (as its data point is applied, then from the expiry wheel):
+   * the second asking reads no slot.
+   */
   expireThrough(slot: number): boolean {
+    if (slot <= this._expiredThrough) return false;
+    this._expiredThrough = slot;
     const entries = this._entries;
     const end = this._lastAt < 0 ? this._from : entries.length;
-    const shared = this._shared;
+    const shared = this.totals.shared!;
     let at = this._from;
     while (at < end && entries[at + SLOT]! <= slot) {
       this._count -= entries[at + COUNT]!;
       this._zeroCount -= entries[at + ZERO_COUNT]!;
-      if (shared !== undefined) shared.subtractEntry(entries, at);
+      shared.subtractEntry(entries, at);
       at = nextEntry(entries, at);
     }
     if (at === this._from) return false;
@@ -122,7 +140,7 @@ export class WindowedHistogram {
   }
 
   /** The window as it is now, as an immutable record that later changes leave alone. */
-  record(): HistogramRecord {
+  publish(): HistogramRecord {
     if (this._lastAt < 0) return EMPTY_HISTOGRAM_RECORD;
     return new HistogramRecord(
       this._scale,

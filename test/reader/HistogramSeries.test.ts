@@ -10,8 +10,10 @@ import {
 } from '../../src/reader/histogramBuckets';
 import {
   EMPTY_HISTOGRAM_RECORD,
-  WindowedHistogram,
-} from '../../src/reader/WindowedHistogram';
+  HistogramSeries,
+  type HistogramRecord,
+} from '../../src/reader/HistogramSeries';
+import { NameTotals } from '../../src/reader/series';
 import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */
@@ -41,11 +43,15 @@ function exact(values: number[], q: number): number {
   return sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;
 }
 
-describe('WindowedHistogram', () => {
+/** A histogram series with a name of its own, as the store makes one. */
+const newWindow = (totals = new NameTotals('histogram', false, 1, 'h')) =>
+  new HistogramSeries(totals, 0, 1, totals.members.length);
+
+describe('HistogramSeries', () => {
   describe('add', () => {
     it('should count, sum and bound every value recorded in the window', async () => {
       const [point] = await sdkPoints([[5, 10, 15]]);
-      const window = new WindowedHistogram();
+      const window = newWindow();
       expect(window.add(7, point)).toBe(true);
       expect(window.aggregate).toMatchObject({
         count: 3,
@@ -63,7 +69,7 @@ describe('WindowedHistogram', () => {
         [1, 2],
         [1000, 2000],
       ]);
-      const window = new WindowedHistogram();
+      const window = newWindow();
       expect(window.add(3, a)).toBe(true);
       expect(window.add(3, b)).toBe(false);
       expect(window.aggregate).toMatchObject({
@@ -81,7 +87,7 @@ describe('WindowedHistogram', () => {
         [1, 1000],
         [50, 60],
       ]);
-      const window = new WindowedHistogram();
+      const window = newWindow();
       window.add(1, a);
       window.add(2, b);
       expect(window.expireThrough(0)).toBe(false);
@@ -100,7 +106,7 @@ describe('WindowedHistogram', () => {
         [0.001, 1e9],
         [100, 101],
       ]);
-      const window = new WindowedHistogram();
+      const window = newWindow();
       window.add(1, wide);
       const coarse = window.aggregate.scale;
       window.expireThrough(1);
@@ -109,7 +115,7 @@ describe('WindowedHistogram', () => {
         sum: 0,
         zeroCount: 0,
       });
-      expect(window.record()).toBe(EMPTY_HISTOGRAM_RECORD);
+      expect(window.publish()).toBe(EMPTY_HISTOGRAM_RECORD);
       window.add(2, narrow);
       expect(window.aggregate.scale).toBeGreaterThan(coarse);
     });
@@ -120,13 +126,13 @@ describe('WindowedHistogram', () => {
       const points = await sdkPoints(
         range(1, 12).map(i => [i, 10 * i, 100 * i])
       );
-      const window = new WindowedHistogram();
+      const window = newWindow();
       const taken: {
-        record: ReturnType<WindowedHistogram['record']>;
+        record: HistogramRecord;
         aggregate: ReturnType<typeof emptyAggregate>;
       }[] = [];
       const take = (): void => {
-        const record = window.record();
+        const record = window.publish();
         taken.push({ record, aggregate: structuredClone(record.aggregate) });
       };
       points.forEach((point, i) => {
@@ -150,6 +156,43 @@ describe('WindowedHistogram', () => {
   });
 });
 
+describe("a name's summed buckets", () => {
+  it('should hold every member window merged, as slots come and expire', async () => {
+    const points = await sdkPoints([
+      [1, 2, 3],
+      [100, 5000],
+      [0.5, 7],
+      [40, 41],
+    ]);
+    const totals = new NameTotals('histogram', false, 1, 'h');
+    const [a, b] = [newWindow(totals), newWindow(totals)];
+    const merged = () => {
+      const aggregate = emptyAggregate();
+      mergeInto(aggregate, a.aggregate);
+      mergeInto(aggregate, b.aggregate);
+      return aggregate;
+    };
+    a.add(1, points[0]!);
+    b.add(1, points[1]!);
+    a.add(2, points[2]!);
+    b.add(3, points[3]!);
+    const buckets = (aggregate: HistogramAggregate) => ({
+      scale: aggregate.scale,
+      count: aggregate.count,
+      positive: aggregate.positive,
+    });
+    expect(buckets(totals.shared!.toAggregate())).toEqual(buckets(merged()));
+    a.expireThrough(1);
+    b.expireThrough(1);
+    // Each window keeps the coarsest scale it took since it was last empty, and so does the sum.
+    expect(buckets(totals.shared!.toAggregate())).toEqual(buckets(merged()));
+    expect(totals.shared!.count).toBe(4);
+    a.expireThrough(3);
+    b.expireThrough(3);
+    expect(totals.shared!.toAggregate()).toEqual(emptyAggregate());
+  });
+});
+
 describe('quantiles', () => {
   // README: the relative error of a percentile is at most 2^(2^-(scale+1)) - 1.
   const bound = (aggregate: Readonly<HistogramAggregate>): number =>
@@ -164,7 +207,7 @@ describe('quantiles', () => {
     'should estimate the percentiles of %s within the stated bound',
     async (_name, values) => {
       const [point] = await sdkPoints([values]);
-      const window = new WindowedHistogram();
+      const window = newWindow();
       window.add(0, point);
       const qs = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999];
       const estimates = quantiles(window.aggregate, qs);
@@ -213,7 +256,7 @@ describe('quantiles', () => {
 
   it('should take the zero bucket from the SDK for recorded zeros', async () => {
     const [point] = await sdkPoints([[0, 0, 0, 10]]);
-    const window = new WindowedHistogram();
+    const window = newWindow();
     window.add(0, point);
     expect(window.aggregate.zeroCount).toBe(3);
     expect(quantiles(window.aggregate, [0.5, 0.75, 1])).toEqual([0, 0, 10]);
@@ -221,7 +264,7 @@ describe('quantiles', () => {
 
   it('should give exact values when every value is equal', async () => {
     const [point] = await sdkPoints([[42, 42, 42]]);
-    const window = new WindowedHistogram();
+    const window = newWindow();
     window.add(0, point);
     expect(quantiles(window.aggregate, [0.5, 0.999])).toEqual([42, 42]);
   });
@@ -237,8 +280,8 @@ describe('mergeInto', () => {
       [100, 101, 102],
       [1, 1e6],
     ]);
-    const a = new WindowedHistogram();
-    const b = new WindowedHistogram();
+    const a = newWindow();
+    const b = newWindow();
     a.add(0, fine);
     b.add(0, coarse);
     const merged = emptyAggregate();

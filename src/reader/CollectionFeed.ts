@@ -6,7 +6,6 @@ import { describeInstrument } from './LegacyNamer';
 import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
 import type { HistogramSeries } from './HistogramSeries';
-import type { Series } from './series';
 import type { SeriesDirectory, StoreColumns } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 
@@ -34,7 +33,7 @@ export class CollectionFeed {
     private readonly _expiries: ExpiryWheel<HistogramSeries>,
     private readonly _columns: StoreColumns,
     private readonly _warnings: WarnOnce,
-    private readonly _changed: (series: Series) => void
+    private readonly _histogramChanged: (series: HistogramSeries) => void
   ) {}
 
   /**
@@ -56,7 +55,7 @@ export class CollectionFeed {
             gen
           )
         ),
-      changed: this._changed,
+      histogramChanged: this._histogramChanged,
       schedule: series => this._expiries.listFor(slot).push(series),
       spirals: this._columns.spirals,
       values: this._columns.values,

@@ -51,6 +51,8 @@ export class MetricStore {
   private readonly _publication = new Publication(this._records);
   private readonly _changed = (series: Series): void =>
     this._publication.changed(series, this._tickGen);
+  private readonly _histogramChanged = (series: HistogramSeries): void =>
+    this._publication.histogramChanged(series, this._tickGen);
   /** The generation of the tick under way: one more than the last published. */
   private _tickGen = 1;
   private _view: StoreView;
@@ -80,7 +82,7 @@ export class MetricStore {
       this._expiries,
       this._columns,
       this._warnings,
-      this._changed
+      this._histogramChanged
     );
     const monotonicMs = _options.monotonicNow();
     this._view = new StoreView(
@@ -137,7 +139,7 @@ export class MetricStore {
     const through = slot - this._expiries.windowSlots;
     return this._expiries.expire(slot, slicer, (list, at) => {
       const series = list[at]!;
-      if (series.expireThrough(through)) this._changed(series);
+      if (series.expireThrough(through)) this._histogramChanged(series);
     });
   }
 
@@ -195,7 +197,7 @@ export class MetricStore {
    * own version of the records.
    */
   publish(timeMs: number, monotonicMs: number): StoreView {
-    this._publication.makeRecords(this._tickGen, Slicer.unbounded());
+    this._publication.makeRecords(Slicer.unbounded());
     return this._swap(timeMs, monotonicMs);
   }
 
@@ -208,8 +210,7 @@ export class MetricStore {
     monotonicMs: number,
     slicer = this.slicer()
   ): Promise<StoreView> {
-    while (!this._publication.makeRecords(this._tickGen, slicer))
-      await slicer.pause();
+    while (!this._publication.makeRecords(slicer)) await slicer.pause();
     // An epoch's end copies the table: ahead, in slices, rather than in the one step of the swap.
     while (!this._records.prepare(slicer)) await slicer.pause();
     return this._swap(timeMs, monotonicMs);

@@ -1,12 +1,12 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
-import { HistogramSeries } from './HistogramSeries';
+import type { HistogramSeries } from './HistogramSeries';
 import type { NameTotals, Series } from './series';
 import type { Slicer } from './Slicer';
 
 /**
  * What changed in the tick under way, and the making of its records: a series whose record is a
- * number or two as it changes, every other series that changed once per tick, then the `/all`
- * sums of the histogram names it belongs to. The records go into the editor's next version of
+ * number or two, and a histogram, as it changes (while it is at hand); every other series that
+ * changed once per tick; then the `/all` sums of the histogram names that changed. The records go into the editor's next version of
  * the table, which no snapshot sees until {@link finish} publishes it.
  */
 export class Publication {
@@ -20,7 +20,7 @@ export class Publication {
 
   /**
    * Marks `series` changed in the tick of generation `gen`: its record is made once per tick, at
-   * its end. (Spirals, and values of one source at most, write theirs at each change.)
+   * its end. (Spirals, histograms, and values of one source at most, write theirs at each change.)
    */
   changed(series: Series, gen: number): void {
     if (series.dirtyGen === gen) return;
@@ -29,25 +29,32 @@ export class Publication {
   }
 
   /**
+   * Makes the record of histogram `series` now, in the tick of generation `gen`, as it changed:
+   * the series is at hand, where at the tick's end it would be read afresh. A series that changes
+   * twice in a tick (fed by two sources, or expired and then fed) makes two; the last stands.
+   */
+  histogramChanged(series: HistogramSeries, gen: number): void {
+    const record = series.publish();
+    const scale = record.count > 0 ? record.scale : NaN;
+    const totals = series.totals;
+    totals.memberChanged(series.publishedScale, scale);
+    series.publishedScale = scale;
+    if (totals.dirtyGen !== gen) {
+      totals.dirtyGen = gen;
+      this._dirtyTotals.push(totals);
+    }
+    this._records.set(series.index, record);
+  }
+
+  /**
    * Makes the records of what changed. Returns true when done, false when `slicer` ended the
    * slice first: call again to resume.
    */
-  makeRecords(gen: number, slicer: Slicer): boolean {
+  makeRecords(slicer: Slicer): boolean {
     const records = this._records;
     const dirty = this._dirty;
     while (this._seriesAt < dirty.length) {
-      const series = dirty[this._seriesAt++]!;
-      if (series instanceof HistogramSeries) {
-        const record = series.publish();
-        const scale = record.count > 0 ? record.scale : NaN;
-        series.totals.memberChanged(series.publishedScale, scale);
-        series.publishedScale = scale;
-        if (series.totals.dirtyGen !== gen) {
-          series.totals.dirtyGen = gen;
-          this._dirtyTotals.push(series.totals);
-        }
-        records.set(series.index, record);
-      } else series.writeRecord(records);
+      dirty[this._seriesAt++]!.writeRecord(records);
       if (slicer.due()) return false;
     }
     const dirtyTotals = this._dirtyTotals;

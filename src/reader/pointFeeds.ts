@@ -6,7 +6,6 @@ import type {
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { Binding, InstrumentState } from './instruments';
 import type { HistogramSeries } from './HistogramSeries';
-import type { Series } from './series';
 import type { SpiralColumns } from './SpiralColumns';
 import type { ValueColumns } from './ValueColumns';
 import type { ValueSource } from './ValueSeries';
@@ -28,7 +27,7 @@ export interface PointSink {
    * point is applied, where its window is read anyway, so that the expiry wheel need not.
    */
   readonly through: number;
-  /** The generation of the tick: a series whose `dirtyGen` is this is already marked changed. */
+  /** The generation of the tick. */
   readonly gen: number;
   /** The binding of an attribute set not seen by identity yet (the slow path). */
   bind(
@@ -36,8 +35,8 @@ export interface PointSink {
     attributes: Attributes,
     pointCount: number
   ): Binding | undefined;
-  /** Marks a histogram changed in this tick: its record is made at the tick's end. */
-  changed(series: Series): void;
+  /** Makes the record of a histogram that changed, while it is at hand. */
+  histogramChanged(series: HistogramSeries): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
   schedule(series: HistogramSeries): void;
   /** Every spiral's working state. */
@@ -91,7 +90,7 @@ const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
   series.expireThrough(sink.through);
   if (series.add(sink.slot, point.value as ExponentialHistogram))
     sink.schedule(series);
-  if (series.dirtyGen !== sink.gen) sink.changed(series);
+  sink.histogramChanged(series);
 };
 
 /** What the points of an instrument of `kind` feed, decided once when it registers. */

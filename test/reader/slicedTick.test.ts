@@ -141,7 +141,8 @@ describe('LegacyMetricsReader sliced tick', () => {
         if (turns === 20) during = answers(live.reader.snapshot);
       });
 
-      expect(turns).toBeGreaterThan(40);
+      // Turn 20 falls well within the tick.
+      expect(turns).toBeGreaterThan(30);
       expect(during).toEqual(expected);
       // Published whole once the last slice ends: as the twin publishes it in one block.
       await twin.flush();

@@ -56,7 +56,7 @@ export class CollectionFeed {
           )
         ),
       histogramChanged: this._histogramChanged,
-      schedule: series => this._expiries.listFor(slot).push(series),
+      schedule: series => this._expiries.add(slot, series),
       spirals: this._columns.spirals,
       values: this._columns.values,
       badIncrease: (instrument, point) => {

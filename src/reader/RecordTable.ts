@@ -94,8 +94,14 @@ export class RecordTable {
 export class RecordTableEditor {
   /** The newest published version's records; indexes pushed since, past its size. */
   private readonly _array: unknown[] = [];
+  /**
+   * The records staged for the next version: `_staged` of them, at the start of two arrays made
+   * as long as the last tick's, so that a tick like the last one stages its records without
+   * growing them (an array grown by appending is copied again and again, on the tick's path).
+   */
   private _stagedIndexes: number[] = [];
   private _stagedValues: unknown[] = [];
+  private _staged = 0;
   private _newest: RecordTable | undefined = undefined;
   /** The log of the last publication, which the next one's follows, in the same epoch. */
   private _lastLog: UndoLog | undefined = undefined;
@@ -110,8 +116,9 @@ export class RecordTableEditor {
 
   /** Replaces the record at `index` (below {@link size}) in the next version. */
   set(index: number, record: unknown): void {
-    this._stagedIndexes.push(index);
-    this._stagedValues.push(record);
+    const at = this._staged++;
+    this._stagedIndexes[at] = index;
+    this._stagedValues[at] = record;
   }
 
   /**
@@ -124,10 +131,7 @@ export class RecordTableEditor {
 
   /** Whether the next publication ends an epoch: its version is then copied once. */
   private get _endsEpoch(): boolean {
-    return (
-      this._logged + this._stagedIndexes.length >
-      EPOCH_TABLES * this._array.length
-    );
+    return this._logged + this._staged > EPOCH_TABLES * this._array.length;
   }
 
   /**
@@ -152,8 +156,11 @@ export class RecordTableEditor {
   /** Publishes what was built: the version published before keeps its records. */
   publish(): RecordTable {
     const array = this._array;
+    const staged = this._staged;
     const indexes = this._stagedIndexes;
     const values = this._stagedValues;
+    indexes.length = staged;
+    values.length = staged;
     const replaced = this._newest;
     let log: UndoLog | undefined;
     if (this._endsEpoch) {
@@ -164,8 +171,6 @@ export class RecordTableEditor {
       for (let i = 0; i < indexes.length; i++) array[indexes[i]!] = values[i];
       this._lastLog = undefined;
       this._logged = 0;
-      indexes.length = 0;
-      values.length = 0;
     } else {
       // The staged values become the log: each swapped for the value it replaces.
       for (let i = 0; i < indexes.length; i++) {
@@ -178,10 +183,12 @@ export class RecordTableEditor {
       if (this._lastLog !== undefined) this._lastLog.next = log;
       replaced?.replaced(log, undefined);
       this._lastLog = log;
-      this._logged += indexes.length;
-      this._stagedIndexes = [];
-      this._stagedValues = [];
+      this._logged += staged;
     }
+    // Arrays of their own for the next tick's records: these are the log now, or done with.
+    this._stagedIndexes = new Array<number>(staged);
+    this._stagedValues = new Array<unknown>(staged);
+    this._staged = 0;
     // A copy made for an epoch's end that did not come (a record pushed since) would go stale.
     if (this._copy.length > 0) this._copy = [];
     this._newest = new RecordTable(array, array.length);

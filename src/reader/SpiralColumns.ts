@@ -71,7 +71,7 @@ export class SpiralColumns {
       Number.isInteger(delta)
     ) {
       ones[spiral] = one;
-      this._expiries.listFor(slot).push(spiral, delta);
+      this._expiries.addPair(slot, spiral, delta);
     } else one = ones[spiral] = this._addToWindow(spiral, slot, delta);
     const at = this._recordAt[spiral]!;
     this._records.set(at, count);
@@ -112,7 +112,7 @@ export class SpiralColumns {
     // The window slides first, as its slot's turn in expiry would have slid it.
     window.expireThrough(slot - this._windowSlots);
     if (window.add(slot, delta))
-      this._expiries.listFor(slot).push(spiral, SLIDE_WINDOW);
+      this._expiries.addPair(slot, spiral, SLIDE_WINDOW);
     return window.one;
   }
 

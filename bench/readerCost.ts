@@ -44,6 +44,9 @@ import {
  * second (a rotating 10% of the series) and timed alone, with process.cpuUsage and the wall clock.
  * `cycleCpuMs` is the process's CPU per measured tick together with its second of updates: the
  * collector's work that a tick causes counts there wherever it lands, in the tick or after it.
+ * `slicesMs` is the legacy reader's slices of a tick together, by the wall clock: its own time
+ * on the event loop, beyond the SDK's collect, without the collector's tasks that run between
+ * slices (which `tickCpuMs`, the process's CPU, counts when they land in the tick).
  * `gc` is the collector's main-thread time per measured tick and what its scavenges promoted;
  * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap.
  */
@@ -282,6 +285,8 @@ async function main(): Promise<void> {
   const wall: number[] = [];
   let longestSliceCpuMs = 0;
   let longestSliceMs = 0;
+  /** The legacy reader's own slices per tick, together: its time on the loop, beyond the SDK's collect. */
+  const slicesMs: number[] = [];
   const profile = argument('profile');
   const profiler = profile === undefined ? undefined : await startProfile();
   const gcProfiler = new GCProfiler();
@@ -304,6 +309,7 @@ async function main(): Promise<void> {
         longestSliceMs,
         legacy.lastTickSlices.longestMs
       );
+    if (legacy !== undefined) slicesMs.push(legacy.lastTickSlices.totalMs);
   }
   const cycle = process.cpuUsage(cycleStart);
   const gc = gcPerTick(gcProfiler.stop().statistics, measuredTicks);
@@ -350,6 +356,7 @@ async function main(): Promise<void> {
     tickWallMs: summary(wall),
     longestSliceCpuMs,
     longestSliceMs,
+    ...(legacy !== undefined ? { slicesMs: summary(slicesMs) } : {}),
     ...(byKind ? { applyByKind: perPoint(kindCosts, measuredTicks) } : {}),
     heapUsed: memory.heapUsed,
     external: memory.external,

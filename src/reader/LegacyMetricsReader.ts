@@ -27,6 +27,8 @@ export interface TickSlices {
   readonly longestMs: number;
   /** The most CPU time of the event loop's thread in one slice, in ms (NaN before Node 23.9). */
   readonly longestCpuMs: number;
+  /** The slices together, in wall-clock milliseconds: how long the event loop spent on the tick's own work. */
+  readonly totalMs: number;
 }
 
 function isTimeout(error: unknown): boolean {
@@ -67,7 +69,12 @@ export class LegacyMetricsReader extends MetricReader {
   private readonly _warnings = new WarnOnce();
   /** With the `cluster` option: where collections go instead of the store. */
   private readonly _channel: WorkerChannel | undefined;
-  private _lastTick: TickSlices = { slices: 0, longestMs: 0, longestCpuMs: 0 };
+  private _lastTick: TickSlices = {
+    slices: 0,
+    longestMs: 0,
+    longestCpuMs: 0,
+    totalMs: 0,
+  };
 
   constructor(options: LegacyMetricsReaderOptions = {}) {
     const resolved = resolveReaderOptions(options);
@@ -129,9 +136,10 @@ export class LegacyMetricsReader extends MetricReader {
 
   /**
    * How the reader's own work in the last tick (applying, expiring and publishing after the
-   * SDK's collection) shared the event loop: in how many slices, and the longest of them. Each
-   * slice is bounded by the `sliceMs` option, give or take one data point or series. With the
-   * `cluster` option, no slices: the worker sends its collection and the primary applies it.
+   * SDK's collection) shared the event loop: in how many slices, the longest of them, and all of
+   * them together. Each slice is bounded by the `sliceMs` option, give or take one data point or
+   * series. With the `cluster` option, no slices: the worker sends its collection and the
+   * primary applies it.
    */
   get lastTickSlices(): TickSlices {
     return this._lastTick;
@@ -200,8 +208,13 @@ export class LegacyMetricsReader extends MetricReader {
       // What was applied is published: with delta temporality, what is not is gone for good.
       await this._served.publish(now, monotonicMs, slicer);
       slicer.end();
-      const { slices, longestMs, longestCpuMs } = slicer;
-      this._lastTick = Object.freeze({ slices, longestMs, longestCpuMs });
+      const { slices, longestMs, longestCpuMs, totalMs } = slicer;
+      this._lastTick = Object.freeze({
+        slices,
+        longestMs,
+        longestCpuMs,
+        totalMs,
+      });
     }
   }
 

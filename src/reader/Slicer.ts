@@ -24,6 +24,8 @@ export class Slicer {
    * it leaves out the time the operating system gave other processes.
    */
   longestCpuMs = 0;
+  /** The slices so far together, in milliseconds: how long the loop spent on this work. */
+  totalMs = 0;
   /** How many slices the work took so far. */
   slices = 1;
   private _sliceStart = performance.now();
@@ -69,10 +71,9 @@ export class Slicer {
 
   /** Ends the current slice, counting its length. */
   end(): void {
-    this.longestMs = Math.max(
-      this.longestMs,
-      performance.now() - this._sliceStart
-    );
+    const ms = performance.now() - this._sliceStart;
+    this.totalMs += ms;
+    this.longestMs = Math.max(this.longestMs, ms);
     this.longestCpuMs = Math.max(
       this.longestCpuMs,
       threadCpuMs() - this._sliceCpuStart

@@ -20,6 +20,7 @@ import {
   ZERO_COUNT,
   type SlotEntries,
 } from './slotEntries';
+import type { HistogramRecordStage } from './HistogramRecordStage';
 import { Series } from './series';
 
 /** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
@@ -137,6 +138,27 @@ export class HistogramSeries extends Series<HistogramRecord> {
     }
     this._from = at;
     return true;
+  }
+
+  /**
+   * Stages its record as the window is now, for `stage` to make at the tick's end. Returns the
+   * record's scale, NaN when the window is empty.
+   */
+  stageRecord(stage: HistogramRecordStage): number {
+    if (this._lastAt < 0) {
+      stage.stage(this.index, undefined, 0, 0, MAX_SCALE, 0, 0);
+      return NaN;
+    }
+    stage.stage(
+      this.index,
+      this._entries,
+      this._from,
+      this._entries.length,
+      this._scale,
+      this._count,
+      this._zeroCount
+    );
+    return this._scale;
   }
 
   /** The window as it is now, as an immutable record that later changes leave alone. */

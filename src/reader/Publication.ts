@@ -1,17 +1,20 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
 import type { HistogramSeries } from './HistogramSeries';
+import { HistogramRecordStage } from './HistogramRecordStage';
 import type { NameTotals, Series } from './series';
 import type { Slicer } from './Slicer';
 
 /**
  * What changed in the tick under way, and the making of its records: a series whose record is a
- * number or two, and a histogram, as it changes (while it is at hand); every other series that
- * changed once per tick; then the `/all` sums of the histogram names that changed. The records go into the editor's next version of
- * the table, which no snapshot sees until {@link finish} publishes it.
+ * number or two as it changes; a histogram's staged as it changes (while it is at hand) and made
+ * at the tick's end; every other series that changed once per tick; then the `/all` sums of the
+ * histogram names that changed. The records go into the editor's next version of the table,
+ * which no snapshot sees until {@link finish} publishes it.
  */
 export class Publication {
   private readonly _dirty: Series[] = [];
   private readonly _dirtyTotals: NameTotals[] = [];
+  private readonly _histograms = new HistogramRecordStage();
   /** How many of each list have their records already, between two slices. */
   private _seriesAt = 0;
   private _totalsAt = 0;
@@ -20,7 +23,8 @@ export class Publication {
 
   /**
    * Marks `series` changed in the tick of generation `gen`: its record is made once per tick, at
-   * its end. (Spirals, histograms, and values of one source at most, write theirs at each change.)
+   * its end. (Spirals and values of one source at most write theirs at each change, histograms
+   * stage theirs.)
    */
   changed(series: Series, gen: number): void {
     if (series.dirtyGen === gen) return;
@@ -29,13 +33,12 @@ export class Publication {
   }
 
   /**
-   * Makes the record of histogram `series` now, in the tick of generation `gen`, as it changed:
-   * the series is at hand, where at the tick's end it would be read afresh. A series that changes
-   * twice in a tick (fed by two sources, or expired and then fed) makes two; the last stands.
+   * Stages the record of histogram `series` as it changed in the tick of generation `gen`: the
+   * series is at hand, where at the tick's end it would be read afresh. A series that changes
+   * twice in a tick (fed by two sources, or expired and then fed) stages two; the last stands.
    */
   histogramChanged(series: HistogramSeries, gen: number): void {
-    const record = series.publish();
-    const scale = record.count > 0 ? record.scale : NaN;
+    const scale = series.stageRecord(this._histograms);
     const totals = series.totals;
     totals.memberChanged(series.publishedScale, scale);
     series.publishedScale = scale;
@@ -43,7 +46,6 @@ export class Publication {
       totals.dirtyGen = gen;
       this._dirtyTotals.push(totals);
     }
-    this._records.set(series.index, record);
   }
 
   /**
@@ -52,6 +54,7 @@ export class Publication {
    */
   makeRecords(slicer: Slicer): boolean {
     const records = this._records;
+    if (!this._histograms.make(records, slicer)) return false;
     const dirty = this._dirty;
     while (this._seriesAt < dirty.length) {
       dirty[this._seriesAt++]!.writeRecord(records);
@@ -70,6 +73,7 @@ export class Publication {
   finish(): RecordTable {
     this._dirty.length = 0;
     this._dirtyTotals.length = 0;
+    this._histograms.clear();
     this._seriesAt = 0;
     this._totalsAt = 0;
     return this._records.publish();

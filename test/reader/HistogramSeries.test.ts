@@ -14,6 +14,9 @@ import {
   type HistogramRecord,
 } from '../../src/reader/HistogramSeries';
 import { NameTotals } from '../../src/reader/series';
+import { HistogramRecordStage } from '../../src/reader/HistogramRecordStage';
+import { RecordTableEditor } from '../../src/reader/RecordTable';
+import { Slicer } from '../../src/reader/Slicer';
 import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */
@@ -153,6 +156,55 @@ describe('HistogramSeries', () => {
       for (const { record, aggregate } of taken)
         expect(record.aggregate).toEqual(aggregate);
     });
+  });
+});
+
+describe('stageRecord', () => {
+  it("should make, at the tick's end, the records the window had when each was staged", async () => {
+    const points = await sdkPoints(range(1, 6).map(i => [i, 100 * i]));
+    const window = newWindow();
+    const all = new HistogramRecordStage();
+    const each: HistogramRecordStage[] = [];
+    const expected: HistogramAggregate[] = [];
+    const scales: number[] = [];
+    const stageNow = () => {
+      const stage = new HistogramRecordStage();
+      scales.push(window.stageRecord(stage));
+      window.stageRecord(all);
+      each.push(stage);
+      expected.push(structuredClone(window.publish().aggregate));
+    };
+    stageNow();
+    points.forEach((point, i) => {
+      // The window moves on after each stage: slots added, merged, expired, moved to new arrays.
+      window.expireThrough(i - 3);
+      window.add(i, point);
+      stageNow();
+      if (i % 2 === 1) {
+        window.add(i, points[0]!);
+        stageNow();
+      }
+    });
+    window.expireThrough(100);
+    stageNow();
+    expect(scales[0]).toBeNaN();
+    expect(scales.at(-1)).toBeNaN();
+    expect(scales[1]).toBe(expected[1]!.scale);
+    expect(expected.map(aggregate => aggregate.count)).toEqual([
+      0, 2, 4, 6, 8, 8, 10, 8, 8, 10, 0,
+    ]);
+
+    const records = new RecordTableEditor();
+    records.push(undefined);
+    const made = each.map(stage => {
+      // In slices of one record.
+      while (!stage.make(records, new Slicer(Infinity, 1)));
+      return (records.publish().get(0) as HistogramRecord).aggregate;
+    });
+    expect(made).toEqual(expected);
+    // Several for one series in a tick: the last staged stands.
+    while (!all.make(records, new Slicer(Infinity, 2)));
+    expect(records.publish().get(0)).toBe(EMPTY_HISTOGRAM_RECORD);
   });
 });
 

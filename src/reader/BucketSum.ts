@@ -6,15 +6,14 @@ import {
   type HistogramSummary,
 } from './histogramBuckets';
 import {
-  bucketsAt,
+  addEntryBuckets,
   COUNT,
-  entryEnd,
   MAX,
   MIN,
-  negativeAt,
   SCALE,
   SUM,
   ZERO_COUNT,
+  type BucketTarget,
   type SlotEntries,
 } from './slotEntries';
 
@@ -32,7 +31,7 @@ const MAX_DENSE_SPAN = 2048;
  * these and every expiring slot takes away, so an addition is an array's, not a map's, on the
  * common path.
  */
-class BucketCounts {
+class BucketCounts implements BucketTarget {
   private _counts = new Float64Array(0);
   /** The bucket index of `_counts[0]`. */
   private _offset = 0;
@@ -145,7 +144,7 @@ export class BucketSum implements HistogramSummary {
   /** Adds the slot entry at `at`, at the coarser of its scale and the sum's. */
   addEntry(entries: SlotEntries, at: number): void {
     const shift = this._absorbScale(entries[at + SCALE]!);
-    this._addBuckets(entries, at, shift, 1);
+    addEntryBuckets(this._positive, this._negative, entries, at, shift, 1);
     addScalars(
       this,
       entries[at + COUNT]!,
@@ -158,7 +157,14 @@ export class BucketSum implements HistogramSummary {
 
   /** Takes out the slot entry at `at`, added before. */
   subtractEntry(entries: SlotEntries, at: number): void {
-    this._addBuckets(entries, at, entries[at + SCALE]! - this.scale, -1);
+    addEntryBuckets(
+      this._positive,
+      this._negative,
+      entries,
+      at,
+      entries[at + SCALE]! - this.scale,
+      -1
+    );
     this.count -= entries[at + COUNT]!;
     this.sum -= entries[at + SUM]!;
     this.zeroCount -= entries[at + ZERO_COUNT]!;
@@ -219,19 +225,5 @@ export class BucketSum implements HistogramSummary {
       this.scale = scale;
     }
     return scale - this.scale;
-  }
-
-  private _addBuckets(
-    entries: SlotEntries,
-    at: number,
-    shift: number,
-    sign: 1 | -1
-  ): void {
-    const negative = negativeAt(entries, at);
-    const end = entryEnd(entries, at);
-    for (let i = bucketsAt(at); i < negative; i += 2)
-      this._positive.add(entries[i]! >> shift, sign * entries[i + 1]!);
-    for (let i = negative; i < end; i += 2)
-      this._negative.add(entries[i]! >> shift, sign * entries[i + 1]!);
   }
 }

@@ -32,17 +32,17 @@ const LENGTH = 8;
 const BUCKETS = 9;
 
 /** Where the entry's buckets start: its positive ones, then its negative ones. */
-export function bucketsAt(at: number): number {
+function bucketsAt(at: number): number {
   return at + BUCKETS;
 }
 
 /** Where the entry's negative buckets start. */
-export function negativeAt(entries: SlotEntries, at: number): number {
+function negativeAt(entries: SlotEntries, at: number): number {
   return at + entries[at + NEGATIVE_AT]!;
 }
 
 /** Where the entry's buckets end. */
-export function entryEnd(entries: SlotEntries, at: number): number {
+function entryEnd(entries: SlotEntries, at: number): number {
   return at + entries[at + LENGTH]!;
 }
 
@@ -133,23 +133,56 @@ export function appendEntry(
   return at;
 }
 
-/** Adds (or, with sign -1, subtracts) the buckets of the entry at `at` into `target`, brought down by `shift`. */
-function addEntryBuckets(
-  target: HistogramAggregate,
+/** Where buckets are added up, by index: a map of an aggregate, or a {@link BucketSum}'s array. */
+export interface BucketTarget {
+  /** Adds `count` (negative to take away) to bucket `index`. */
+  add(index: number, count: number): void;
+}
+
+/**
+ * Adds (or, with sign -1, takes away) the buckets of the entry at `at`, brought down by `shift`:
+ * its positive ones to `positive`, its negative ones to `negative`.
+ */
+export function addEntryBuckets(
+  positive: BucketTarget,
+  negative: BucketTarget,
   entries: SlotEntries,
   at: number,
   shift: number,
   sign: 1 | -1
 ): void {
-  const negative = negativeAt(entries, at);
+  const negativeStart = negativeAt(entries, at);
   const end = entryEnd(entries, at);
-  for (let i = bucketsAt(at); i < end; i += 2)
-    addToBucket(
-      i < negative ? target.positive : target.negative,
-      entries[i]!,
-      shift,
-      sign * entries[i + 1]!
-    );
+  for (let i = bucketsAt(at); i < negativeStart; i += 2)
+    positive.add(entries[i]! >> shift, sign * entries[i + 1]!);
+  for (let i = negativeStart; i < end; i += 2)
+    negative.add(entries[i]! >> shift, sign * entries[i + 1]!);
+}
+
+/** The buckets of a map-based aggregate as a {@link BucketTarget}. */
+class MapBuckets implements BucketTarget {
+  constructor(private readonly _map: Map<number, number>) {}
+
+  add(index: number, count: number): void {
+    addToBucket(this._map, index, 0, count);
+  }
+}
+
+/** Adds the buckets of the entry at `at` into `target`'s maps, brought down by `shift`. */
+function addEntryToMaps(
+  target: HistogramAggregate,
+  entries: SlotEntries,
+  at: number,
+  shift: number
+): void {
+  addEntryBuckets(
+    new MapBuckets(target.positive),
+    new MapBuckets(target.negative),
+    entries,
+    at,
+    shift,
+    1
+  );
 }
 
 /** Adds the data of the entry at `at` into `target`, at the coarser of their scales. */
@@ -159,7 +192,7 @@ function addEntry(
   at: number
 ): void {
   const shift = absorbScale(target, entries[at + SCALE]!);
-  addEntryBuckets(target, entries, at, shift, 1);
+  addEntryToMaps(target, entries, at, shift);
   addScalars(
     target,
     entries[at + COUNT]!,
@@ -189,12 +222,11 @@ export function aggregateOf(
     negative: new Map(),
   };
   for (let at = from; at < to; at = nextEntry(entries, at))
-    addEntryBuckets(
+    addEntryToMaps(
       aggregate,
       entries,
       at,
-      entries[at + SCALE]! - aggregate.scale,
-      1
+      entries[at + SCALE]! - aggregate.scale
     );
   return aggregate;
 }

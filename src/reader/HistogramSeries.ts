@@ -190,10 +190,12 @@ export class HistogramSeries extends Series<HistogramRecord> {
  */
 export class HistogramRecord implements Readonly<HistogramSummary> {
   private _value: LegacyValue | undefined = undefined;
-  /** The sum, min and max of its slots, once read; NaN before. */
-  private _sum = NaN;
-  private _min = NaN;
-  private _max = NaN;
+  /**
+   * The sum, min and max of its slots, once read. An object of their own, made then: three
+   * number fields of the record would each take a box on the heap for every record made, where
+   * most are never read.
+   */
+  private _scalars: Scalars | undefined = undefined;
 
   /** Its entries are those of `_entries` from `_from` to `_to`, which nothing changes. */
   constructor(
@@ -207,18 +209,15 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
 
   /** The slots' sums added oldest first, as a sum afresh gives it whatever order they merged in. */
   get sum(): number {
-    if (Number.isNaN(this._min)) this._readScalars();
-    return this._sum;
+    return (this._scalars ??= this._readScalars()).sum;
   }
 
   get min(): number {
-    if (Number.isNaN(this._min)) this._readScalars();
-    return this._min;
+    return (this._scalars ??= this._readScalars()).min;
   }
 
   get max(): number {
-    if (Number.isNaN(this._min)) this._readScalars();
-    return this._max;
+    return (this._scalars ??= this._readScalars()).max;
   }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
@@ -234,7 +233,7 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     return this._value;
   }
 
-  private _readScalars(): void {
+  private _readScalars(): Scalars {
     const entries = this._entries;
     let sum = 0;
     let min = Infinity;
@@ -244,10 +243,15 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
       if (entries[at + MIN]! < min) min = entries[at + MIN]!;
       if (entries[at + MAX]! > max) max = entries[at + MAX]!;
     }
-    this._sum = sum;
-    this._max = max;
-    this._min = min;
+    return { sum, min, max };
   }
+}
+
+/** A record's sum, min and max. */
+interface Scalars {
+  readonly sum: number;
+  readonly min: number;
+  readonly max: number;
 }
 
 /** The record of an empty window. */

@@ -123,12 +123,14 @@ export function serveCommands(
   });
 }
 
-/** Sends an unsolicited message to the parent. */
+/** Sends an unsolicited message to the parent; run alone, without one, prints it as a line of JSON. */
 export function emit(
   event: string,
   payload: Record<string, unknown> = {}
 ): void {
-  process.send!({ ...payload, event });
+  if (process.send === undefined)
+    console.log(JSON.stringify({ ...payload, event }));
+  else process.send({ ...payload, event });
 }
 
 /** Reads `--name value` from argv. */

@@ -1,3 +1,4 @@
+import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
 import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramSeries';
 import type { RecordTableEditor } from './RecordTable';
 import type { SlotEntries } from './slotEntries';
@@ -23,7 +24,7 @@ export class HistogramRecordStage {
   /** Kept from tick to tick, so that staging grows nothing once the ticks are alike. */
   private readonly _indexes: number[] = [];
   private readonly _entries: (SlotEntries | undefined)[] = [];
-  private _numbers = new Float64Array(STRIDE * 1024);
+  private _numbers = new Float64Array(STRIDE * INITIAL_COLUMN_LENGTH);
   private _staged = 0;
   /** How many of the staged records are made, between two slices. */
   private _made = 0;
@@ -44,11 +45,7 @@ export class HistogramRecordStage {
     const at = this._staged++;
     this._indexes[at] = index;
     this._entries[at] = entries;
-    if (STRIDE * at + STRIDE > this._numbers.length) {
-      const grown = new Float64Array(2 * this._numbers.length);
-      grown.set(this._numbers);
-      this._numbers = grown;
-    }
+    [this._numbers] = withRoomFor(STRIDE * at + STRIDE - 1, [this._numbers]);
     const numbers = this._numbers;
     const first = STRIDE * at;
     numbers[first + FROM] = from;

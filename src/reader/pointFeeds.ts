@@ -35,7 +35,7 @@ export interface PointSink {
     attributes: Attributes,
     pointCount: number
   ): Binding | undefined;
-  /** Makes the record of a histogram that changed, while it is at hand. */
+  /** Stages the record of a histogram that changed, while it is at hand. */
   histogramChanged(series: HistogramSeries): void;
   /** Schedules the expiry of the data `series` got in the tick's slot. */
   schedule(series: HistogramSeries): void;

@@ -208,6 +208,30 @@ describe('stageRecord', () => {
   });
 });
 
+describe('HistogramRecordStage', () => {
+  it('should make every record of a tick that stages more than its first arrays hold', async () => {
+    const [point] = await sdkPoints([[1, 2, 3]]);
+    const totals = new NameTotals('histogram', false, 1, 'h');
+    const records = new RecordTableEditor();
+    const stage = new HistogramRecordStage();
+    const windows = Array.from({ length: 3000 }, (_, i) => {
+      records.push(undefined);
+      const window = new HistogramSeries(totals, 0, 1, i);
+      // Every third window empty: its record is the empty one.
+      if (i % 3 !== 0) window.add(1, point!);
+      window.stageRecord(stage);
+      return window;
+    });
+    while (!stage.make(records, new Slicer(Infinity, 500)));
+    const table = records.publish();
+    windows.forEach((window, i) => {
+      const record = table.get(i) as HistogramRecord;
+      if (i % 3 === 0) expect(record).toBe(EMPTY_HISTOGRAM_RECORD);
+      else expect(record.aggregate).toEqual(window.aggregate);
+    });
+  });
+});
+
 describe("a name's summed buckets", () => {
   it('should hold every member window merged, as slots come and expire', async () => {
     const points = await sdkPoints([

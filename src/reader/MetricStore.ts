@@ -202,8 +202,8 @@ export class MetricStore {
   }
 
   /**
-   * {@link publish} in slices of `slicer`'s budget: the records are made in slices, and the new
-   * content replaces the old in one step at the end.
+   * {@link publish} in slices of `slicer`'s budget: the records are made and written into the
+   * table in slices, and the new content replaces the old in one step at the end.
    */
   async publishSliced(
     timeMs: number,
@@ -213,6 +213,9 @@ export class MetricStore {
     while (!this._publication.makeRecords(slicer)) await slicer.pause();
     // An epoch's end copies the table: ahead, in slices, rather than in the one step of the swap.
     while (!this._records.prepare(slicer)) await slicer.pause();
+    // The records go into the table in slices too; the snapshot served meanwhile reads what they
+    // replace from the table's log.
+    while (!this._records.write(slicer)) await slicer.pause();
     return this._swap(timeMs, monotonicMs);
   }
 

@@ -1,10 +1,11 @@
 /*
  * The published records of every series, in one flat array that holds the newest published
  * version. A tick stages its records beside the array, so the version it replaces serves whole
- * meanwhile; publishing writes them into the array in one step and keeps the values they replace
- * in an undo log, which the replaced version reads before the array. So every version answers
- * the same forever, while a tick copies nothing that did not change: the newest version reads
- * the array, an older one its logs first.
+ * meanwhile; they are then written into the array, in slices, keeping the values they replace
+ * in an undo log, which the replaced version reads before the array from the moment the first
+ * is written; the next version is published once all are. So every version answers the same
+ * forever, while a tick copies nothing that did not change: the newest version reads the array,
+ * an older one its logs first.
  *
  * A version held for long would pin every log published after it. The logs are therefore cut
  * into epochs: once an epoch's logs hold about twice the table, the next publication copies the
@@ -23,6 +24,9 @@ const EPOCH_TABLES = 2;
 /** How many records `prepare` copies per unit of a slice's work. */
 const COPY_UNIT = 1024;
 
+/** How many staged records `write` writes into the array per unit of a slice's work. */
+const WRITE_UNIT = 64;
+
 /** The values one publication replaced: what the version before it read at those indexes. */
 export class UndoLog {
   /** The log of the next publication, while the epoch goes on. */
@@ -31,6 +35,11 @@ export class UndoLog {
   after: readonly unknown[] | undefined = undefined;
   /** Index → its first position in the log, built when an old version first reads the log. */
   private _positions: Map<number, number> | undefined = undefined;
+  /**
+   * How many of its values are written into the array, from the first: the positions past it
+   * still hold the new value, and the array the value it replaces.
+   */
+  written = 0;
 
   constructor(
     private readonly _indexes: readonly number[],
@@ -47,8 +56,9 @@ export class UndoLog {
         positions.set(this._indexes[i]!, i);
       this._positions = positions;
     }
+    // The first position: once written, it holds the value the array had before the log.
     const at = positions.get(index);
-    return at === undefined ? ABSENT : this._values[at];
+    return at === undefined || at >= this.written ? ABSENT : this._values[at];
   }
 }
 
@@ -109,6 +119,12 @@ export class RecordTableEditor {
   private _logged = 0;
   /** The copy of the newest version's array that ends the epoch, made ahead in slices. */
   private _copy: unknown[] = [];
+  /**
+   * While the staged records are written into the array: how many are, and the log they go
+   * into (undefined at an epoch's end, when the versions before read the copy instead).
+   */
+  private _writing: { at: number; log: UndoLog | undefined } | undefined =
+    undefined;
 
   get size(): number {
     return this._array.length;
@@ -116,6 +132,10 @@ export class RecordTableEditor {
 
   /** Replaces the record at `index` (below {@link size}) in the next version. */
   set(index: number, record: unknown): void {
+    if (this._writing !== undefined)
+      throw new Error(
+        'RecordTableEditor: a record staged while the staged ones are written'
+      );
     const at = this._staged++;
     this._stagedIndexes[at] = index;
     this._stagedValues[at] = record;
@@ -153,38 +173,73 @@ export class RecordTableEditor {
     return true;
   }
 
-  /** Publishes what was built: the version published before keeps its records. */
-  publish(): RecordTable {
+  /**
+   * Once everything of the next version is staged and prepared: writes the staged records into
+   * the array, in slices of `slicer`'s budget (a unit per {@link WRITE_UNIT}). From the first
+   * write on, the newest version reads the values replaced from a log (or, at an epoch's end,
+   * from the copy), so that it answers as before until the next version is published. Nothing
+   * may be staged until {@link publish}. Returns true when done, false when `slicer` ended the
+   * slice first.
+   */
+  write(slicer: Slicer): boolean {
+    const writing = (this._writing ??= this._startWriting());
     const array = this._array;
-    const staged = this._staged;
     const indexes = this._stagedIndexes;
     const values = this._stagedValues;
-    indexes.length = staged;
-    values.length = staged;
+    const log = writing.log;
+    while (writing.at < indexes.length) {
+      const end = Math.min(indexes.length, writing.at + WRITE_UNIT);
+      if (log === undefined)
+        for (let i = writing.at; i < end; i++) array[indexes[i]!] = values[i];
+      else {
+        // Each staged value swapped for the value it replaces: the log of what was.
+        for (let i = writing.at; i < end; i++) {
+          const at = indexes[i]!;
+          const old = array[at];
+          array[at] = values[i];
+          values[i] = old;
+        }
+        log.written = end;
+      }
+      writing.at = end;
+      // Not after the last: the swap that follows is not worth a slice of its own.
+      if (end < indexes.length && slicer.due()) return false;
+    }
+    return true;
+  }
+
+  /** Hands the newest version over to what it reads while the staged records are written. */
+  private _startWriting(): { at: number; log: UndoLog | undefined } {
+    const staged = this._staged;
+    this._stagedIndexes.length = staged;
+    this._stagedValues.length = staged;
     const replaced = this._newest;
-    let log: UndoLog | undefined;
     if (this._endsEpoch) {
       // What the version before reads from now on: copied ahead by `prepare`, or here.
       const frozen = this._copyOfNewest();
       if (this._lastLog !== undefined) this._lastLog.after = frozen;
       replaced?.replaced(undefined, frozen);
-      for (let i = 0; i < indexes.length; i++) array[indexes[i]!] = values[i];
       this._lastLog = undefined;
       this._logged = 0;
-    } else {
-      // The staged values become the log: each swapped for the value it replaces.
-      for (let i = 0; i < indexes.length; i++) {
-        const at = indexes[i]!;
-        const old = array[at];
-        array[at] = values[i];
-        values[i] = old;
-      }
-      log = new UndoLog(indexes, values);
-      if (this._lastLog !== undefined) this._lastLog.next = log;
-      replaced?.replaced(log, undefined);
-      this._lastLog = log;
-      this._logged += staged;
+      return { at: 0, log: undefined };
     }
+    const log = new UndoLog(this._stagedIndexes, this._stagedValues);
+    if (this._lastLog !== undefined) this._lastLog.next = log;
+    replaced?.replaced(log, undefined);
+    this._lastLog = log;
+    this._logged += staged;
+    return { at: 0, log };
+  }
+
+  /**
+   * Publishes what was built, writing what {@link write} has not yet: the version published
+   * before keeps its records.
+   */
+  publish(): RecordTable {
+    this.write(Slicer.unbounded());
+    const array = this._array;
+    const staged = this._staged;
+    this._writing = undefined;
     // Arrays of their own for the next tick's records: these are the log now, or done with.
     this._stagedIndexes = new Array<number>(staged);
     this._stagedValues = new Array<unknown>(staged);

@@ -124,3 +124,47 @@ describe('RecordTableEditor prepare', () => {
     expectHeldAsPublished();
   });
 });
+
+describe('RecordTableEditor write', () => {
+  it('should write the staged records in slices, every version answering as published between them', () => {
+    const size = 3000;
+    const { editor, model, held, expectHeldAsPublished } = publishedTable(size);
+    const slicesPerPublication: number[] = [];
+    let epochsSliced = 0;
+    for (let gen = 1; gen <= 8; gen++) {
+      // 2,500 changes per publication, some records twice, against 3,000: an epoch ends every
+      // other publication or so, and the logs of the others are written in slices.
+      for (let k = 0; k < 2500; k++) {
+        const index = (gen * 7919 + k * 104729) % size;
+        model[index] = gen * 10_000 + k;
+        editor.set(index, model[index]);
+        if (k % 500 === 0) {
+          model[index] = gen * 10_000 + k + 0.5;
+          editor.set(index, model[index]);
+        }
+      }
+      const endsEpoch = !editor.prepare(new Slicer(Infinity, 1));
+      while (!editor.prepare(new Slicer(Infinity, 1)));
+      // One unit (64 records) a slice: the versions held answer as published between slices.
+      const slicer = new Slicer(Infinity, 1);
+      let slices = 1;
+      while (!editor.write(slicer)) {
+        slices++;
+        if (slices % 7 === 0) expectHeldAsPublished();
+        expect(() => editor.set(0, 'late')).toThrow(/while the staged ones/);
+      }
+      if (endsEpoch) epochsSliced++;
+      slicesPerPublication.push(slices);
+      held.push({ table: editor.publish(), values: [...model] });
+    }
+    // 2,505 staged records at 64 a slice.
+    expect(slicesPerPublication).toEqual(Array(8).fill(40));
+    expect(epochsSliced).toBeGreaterThan(0);
+    expect(epochsSliced).toBeLessThan(8);
+    expectHeldAsPublished();
+    // And the editor goes on as before once published.
+    editor.set(0, 'after');
+    expect(editor.publish().get(0)).toBe('after');
+    expectHeldAsPublished();
+  });
+});

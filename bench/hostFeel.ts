@@ -32,9 +32,13 @@ async function main(): Promise<void> {
   const kind = argument('reader') ?? 'legacy';
   const slotMs = DEFAULT_READER_OPTIONS.slotMs;
 
+  const sliceMs = argument('slice-ms');
   const legacy =
     kind === 'legacy'
-      ? new LegacyMetricsReader({ hostTypes: hostTypeNames(scale) })
+      ? new LegacyMetricsReader({
+          hostTypes: hostTypeNames(scale),
+          ...(sliceMs === undefined ? {} : { sliceMs: Number(sliceMs) }),
+        })
       : undefined;
   const baseline =
     legacy === undefined

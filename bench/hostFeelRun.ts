@@ -30,14 +30,39 @@ export interface HostFeelRow {
  */
 export async function measureHostFeel(
   scale: Scale,
-  options: { seconds: number; warmupSeconds: number; connections: number }
+  options: {
+    seconds: number;
+    warmupSeconds: number;
+    connections: number;
+    /** The legacy reader's sliceMs; its default when undefined. */
+    sliceMs: number | undefined;
+    /** The processes' young generation from the start, in MB (`--min-semi-space-size`); V8's default when undefined. */
+    semiSpaceMb: number | undefined;
+  }
 ): Promise<HostFeelRow[]> {
   const rows: HostFeelRow[] = [];
   for (const reader of ['legacy', 'baseline'] as const) {
     const child = fork(
       join(__dirname, 'hostFeel.js'),
-      ['--scale', scale.name, '--reader', reader],
-      { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }
+      [
+        '--scale',
+        scale.name,
+        '--reader',
+        reader,
+        ...(options.sliceMs === undefined
+          ? []
+          : ['--slice-ms', String(options.sliceMs)]),
+      ],
+      {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        execArgv:
+          options.semiSpaceMb === undefined
+            ? process.execArgv
+            : [
+                ...process.execArgv,
+                `--min-semi-space-size=${options.semiSpaceMb}`,
+              ],
+      }
     );
     const channel = new ChildChannel(child);
     try {

@@ -29,7 +29,7 @@ import {
 } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --cluster L|none]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --slice-ms 2 --semi-space 16 --cluster L|none]`
  * (needs wrk: `apt-get install -y wrk`).
  *
  * Last for each scale (alone with `--host-only`): what the host application feels, the event
@@ -63,6 +63,10 @@ interface Options {
   hostOnly: boolean;
   /** The scale of the cluster case (cluster.ts), run last; none with `--cluster none` or `--host-only`. */
   cluster: ScaleName | 'none';
+  /** The legacy reader's sliceMs in the host-feel case; the reader's default when undefined. */
+  sliceMs: number | undefined;
+  /** The host-feel processes' `--min-semi-space-size` (MB); V8's default when undefined. */
+  semiSpaceMb: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -75,6 +79,8 @@ function parseOptions(argv: readonly string[]): Options {
     variants: false,
     hostOnly: false,
     cluster: 'L',
+    sliceMs: undefined,
+    semiSpaceMb: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -116,6 +122,12 @@ function parseOptions(argv: readonly string[]): Options {
       case '--host-only':
         options.hostOnly = true;
         break;
+      case '--slice-ms':
+        options.sliceMs = number();
+        break;
+      case '--semi-space':
+        options.semiSpaceMb = Math.round(number());
+        break;
       case '--cluster': {
         const scale = (value ?? '').toUpperCase();
         if (scale !== 'NONE' && !isScaleName(scale))
@@ -128,7 +140,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --cluster S|M|L|XL|none)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --cluster S|M|L|XL|none)`
         );
     }
   }
@@ -659,7 +671,9 @@ async function main(): Promise<void> {
       `(each legacy endpoint, the same with deprecation and usage on, and its ceiling alternate in ${ROUNDS} rounds, after ${options.warmupSeconds} s of warm-up each; ` +
       "p99 is the worse round's, corrected by wrk for coordinated omission); " +
       `${UPDATE_FRACTION * 100}% of series updated every second; ` +
-      `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}. ` +
+      `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}; ` +
+      `the host-feel case's sliceMs ${options.sliceMs ?? `${DEFAULT_READER_OPTIONS.sliceMs} (default)`}` +
+      `${options.semiSpaceMb === undefined ? '' : `, its processes run with --min-semi-space-size=${options.semiSpaceMb}`}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
     ...(options.hostOnly
       ? []

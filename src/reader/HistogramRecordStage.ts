@@ -45,9 +45,11 @@ export class HistogramRecordStage {
     const at = this._staged++;
     this._indexes[at] = index;
     this._entries[at] = entries;
-    [this._numbers] = withRoomFor(STRIDE * at + STRIDE - 1, [this._numbers]);
-    const numbers = this._numbers;
     const first = STRIDE * at;
+    // Checked here, not by `withRoomFor` alone: its list of columns would be an allocation per point.
+    if (first + STRIDE > this._numbers.length)
+      [this._numbers] = withRoomFor(first + STRIDE - 1, [this._numbers]);
+    const numbers = this._numbers;
     numbers[first + FROM] = from;
     numbers[first + TO] = to;
     numbers[first + SCALE] = scale;

@@ -1,6 +1,10 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  PerformanceObserver,
+} from 'node:perf_hooks';
 import { LegacyMetricsReader, type TickSlices } from '../src';
 import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
@@ -20,9 +24,72 @@ import {
  * baseline`), which asks the SDK for the same aggregation once per slot and drops it. The
  * event loop's delay is sampled at 1 ms resolution; `run.ts` loads the static route with wrk.
  * The difference between the two processes is what the legacy reader adds to the host.
+ * `--startup-objects N` has the host itself build N long-lived records from 1 s after it listens,
+ * in slices of 2 ms (the pattern of the reader's first tick, which makes every series, without
+ * the reader): what any host doing so under load meets from the collector.
  */
 
 const UPDATE_BATCHES = 20;
+const STARTUP_SLICE_MS = 2;
+
+/** The host's own long-lived records (`--startup-objects`), held for the process's life. */
+let startupRecords: Map<string, object> | undefined;
+
+/** Builds `count` records kept for the process's life, in slices between which the loop serves. */
+function buildStartupRecords(count: number): Map<string, object> {
+  const records = new Map<string, object>();
+  const slice = (): void => {
+    const start = performance.now();
+    while (records.size < count) {
+      const n = records.size;
+      const numbers: number[] = [];
+      for (let i = 0; i < 40; i++) numbers.push(n + i + 0.5);
+      // A series-like record: numbers, a string, a fraction, an empty list, a few small fields.
+      records.set(`record:${n}`, {
+        n,
+        group: `g${n % 1000}`,
+        numbers,
+        since: null,
+        rate: n * 1.5,
+        changes: [],
+        seen: 0,
+        gen: 1,
+      });
+      if (n % 16 === 0 && performance.now() - start >= STARTUP_SLICE_MS) break;
+    }
+    if (records.size < count) setImmediate(slice);
+  };
+  setTimeout(slice, 1000);
+  return records;
+}
+
+/** The collector's minor collections (mean duration) and major ones (count) since `reset`. */
+function watchCollector(): {
+  reset(): void;
+  read(): { scavengeMeanMs: number; majorCollections: number };
+} {
+  let minorMs = 0;
+  let minors = 0;
+  let majors = 0;
+  new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        minorMs += entry.duration;
+        minors++;
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return {
+    reset() {
+      minorMs = minors = majors = 0;
+    },
+    read: () => ({
+      scavengeMeanMs: minors === 0 ? 0 : minorMs / minors,
+      majorCollections: majors,
+    }),
+  };
+}
 const STATIC_BODY = Buffer.from('{"metrics":{"status":"ok"}}');
 
 async function main(): Promise<void> {
@@ -73,6 +140,7 @@ async function main(): Promise<void> {
   const schedule = new UpdateSchedule(workload, UPDATE_BATCHES);
   const updater = setInterval(() => schedule.next(), 1000 / UPDATE_BATCHES);
 
+  const collector = watchCollector();
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
   let windowStart = { cpu: process.cpuUsage(), wall: 0, ticks: 0 };
@@ -99,6 +167,7 @@ async function main(): Promise<void> {
         ticks: tickCount(),
       };
       loopDelay.reset();
+      collector.reset();
       Object.assign(slices, { longestMs: 0, longestCpuMs: 0, max: 0 });
       return {};
     },
@@ -115,6 +184,8 @@ async function main(): Promise<void> {
         longestSliceMs: legacy === undefined ? null : slices.longestMs,
         longestSliceCpuMs: legacy === undefined ? null : slices.longestCpuMs,
         slicesPerTickMax: legacy === undefined ? null : slices.max,
+        ...collector.read(),
+        startupRecords: startupRecords?.size ?? 0,
       };
     },
   });
@@ -131,6 +202,8 @@ async function main(): Promise<void> {
   process.on('disconnect', stop);
 
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const startupObjects = Number(argument('startup-objects') ?? 0);
+  if (startupObjects > 0) startupRecords = buildStartupRecords(startupObjects);
   const address = app.server.address();
   emit('listening', {
     port: typeof address === 'object' && address !== null ? address.port : 0,

@@ -19,6 +19,10 @@ export interface HostFeelRow {
   longestSliceCpuMs: number | null;
   /** The most slices one tick took in the window. */
   slicesPerTickMax: number | null;
+  /** The collector's minor collections in the window, mean duration: 1–2 ms, or about 17 in its costly regime. */
+  scavengeMeanMs: number;
+  /** The collector's major collections in the window. */
+  majorCollections: number;
   staticRoute: LoadResult;
   /** The machine's 1-minute load average when the window ended. */
   load: number;
@@ -36,12 +40,16 @@ export async function measureHostFeel(
     connections: number;
     /** The legacy reader's sliceMs; its default when undefined. */
     sliceMs: number | undefined;
-    /** The processes' young generation from the start, in MB (`--min-semi-space-size`); V8's default when undefined. */
-    semiSpaceMb: number | undefined;
+    /** V8 options of both processes beside the bench's own (`--min-semi-space-size=16`, …). */
+    hostV8Flags: readonly string[];
+    /** The readers to run, in order; both by default. */
+    readers?: readonly ('legacy' | 'baseline')[];
+    /** Long-lived records the host builds itself once it listens (`hostFeel.ts --startup-objects`). */
+    startupObjects?: number;
   }
 ): Promise<HostFeelRow[]> {
   const rows: HostFeelRow[] = [];
-  for (const reader of ['legacy', 'baseline'] as const) {
+  for (const reader of options.readers ?? (['legacy', 'baseline'] as const)) {
     const child = fork(
       join(__dirname, 'hostFeel.js'),
       [
@@ -52,16 +60,13 @@ export async function measureHostFeel(
         ...(options.sliceMs === undefined
           ? []
           : ['--slice-ms', String(options.sliceMs)]),
+        ...(options.startupObjects === undefined
+          ? []
+          : ['--startup-objects', String(options.startupObjects)]),
       ],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        execArgv:
-          options.semiSpaceMb === undefined
-            ? process.execArgv
-            : [
-                ...process.execArgv,
-                `--min-semi-space-size=${options.semiSpaceMb}`,
-              ],
+        execArgv: [...process.execArgv, ...options.hostV8Flags],
       }
     );
     const channel = new ChildChannel(child);
@@ -98,14 +103,14 @@ const ms = (value: number | null | undefined): string =>
 /** The table of what the host feels, with the legacy reader's difference from the baseline. */
 export function hostFeelTable(rows: readonly HostFeelRow[]): string {
   const lines = [
-    '| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | slices per tick (max) | load avg |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | slices per tick (max) | scavenge mean ms | load avg |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows)
     lines.push(
       `| ${row.scale} | ${row.reader} | ${row.ticks} | ${ms(row.loopDelayP50Ms)} | ${ms(row.loopDelayP99Ms)} | ` +
         `${ms(row.loopDelayMaxMs)} | ${ms(row.staticRoute.p99Ms)} | ${Math.round(row.staticRoute.requestsPerSecond)} | ` +
-        `${Math.round(row.cpuMsPerSecond)} | ${ms(row.longestSliceMs)} / ${ms(row.longestSliceCpuMs)} | ${row.slicesPerTickMax ?? '–'} | ${row.load.toFixed(1)} |`
+        `${Math.round(row.cpuMsPerSecond)} | ${ms(row.longestSliceMs)} / ${ms(row.longestSliceCpuMs)} | ${row.slicesPerTickMax ?? '–'} | ${ms(row.scavengeMeanMs)} | ${row.load.toFixed(1)} |`
     );
   for (const legacy of rows.filter(r => r.reader === 'legacy')) {
     const baseline = rows.find(

@@ -29,7 +29,7 @@ import {
 } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --slice-ms 2 --semi-space 16 --cluster L|none]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --slice-ms 2 --semi-space 16 --v8-flag --no-allocation-site-pretenuring --cluster L|none]`
  * (needs wrk: `apt-get install -y wrk`).
  *
  * Last for each scale (alone with `--host-only`): what the host application feels, the event
@@ -65,8 +65,8 @@ interface Options {
   cluster: ScaleName | 'none';
   /** The legacy reader's sliceMs in the host-feel case; the reader's default when undefined. */
   sliceMs: number | undefined;
-  /** The host-feel processes' `--min-semi-space-size` (MB); V8's default when undefined. */
-  semiSpaceMb: number | undefined;
+  /** V8 options of the host-feel processes (`--semi-space MB`, `--v8-flag F`), in order. */
+  hostV8Flags: string[];
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -80,7 +80,7 @@ function parseOptions(argv: readonly string[]): Options {
     hostOnly: false,
     cluster: 'L',
     sliceMs: undefined,
-    semiSpaceMb: undefined,
+    hostV8Flags: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -126,7 +126,17 @@ function parseOptions(argv: readonly string[]): Options {
         options.sliceMs = number();
         break;
       case '--semi-space':
-        options.semiSpaceMb = Math.round(number());
+        options.hostV8Flags.push(
+          `--min-semi-space-size=${Math.round(number())}`
+        );
+        break;
+      case '--v8-flag':
+        if (value === undefined || !value.startsWith('--'))
+          throw new Error(
+            `--v8-flag needs a V8 option starting with -- (got ${value})`
+          );
+        options.hostV8Flags.push(value);
+        i++;
         break;
       case '--cluster': {
         const scale = (value ?? '').toUpperCase();
@@ -140,7 +150,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --cluster S|M|L|XL|none)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --v8-flag --FLAG, --cluster S|M|L|XL|none)`
         );
     }
   }
@@ -673,7 +683,7 @@ async function main(): Promise<void> {
       `${UPDATE_FRACTION * 100}% of series updated every second; ` +
       `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}; ` +
       `the host-feel case's sliceMs ${options.sliceMs ?? `${DEFAULT_READER_OPTIONS.sliceMs} (default)`}` +
-      `${options.semiSpaceMb === undefined ? '' : `, its processes run with --min-semi-space-size=${options.semiSpaceMb}`}. ` +
+      `${options.hostV8Flags.length === 0 ? '' : `, its processes run with ${options.hostV8Flags.join(' ')}`}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
     ...(options.hostOnly
       ? []

@@ -28,6 +28,15 @@ export interface HostFeelRow {
   load: number;
 }
 
+/** The value of `--v8-flag`: a V8 option for the host-feel processes, as given. */
+export function v8FlagValue(value: string | undefined): string {
+  if (value === undefined || !value.startsWith('--'))
+    throw new Error(
+      `--v8-flag needs a V8 option starting with -- (got ${value})`
+    );
+  return value;
+}
+
 /**
  * Runs the host application (`hostFeel.ts`) with each reader in turn and loads its static
  * route with wrk for `seconds`, after `warmupSeconds` of warm-up (the first ticks included).

@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { measureHostFeel } from './hostFeelRun';
+import { measureHostFeel, v8FlagValue } from './hostFeelRun';
 import { checkWrk } from './wrk';
 import { isScaleName, SCALES } from './workload';
 
@@ -63,11 +63,7 @@ function parse(argv: readonly string[]): {
         options.startupObjects = count();
         break;
       case '--v8-flag':
-        if (!value.startsWith('--'))
-          throw new Error(
-            `--v8-flag needs a V8 option starting with -- (got ${value})`
-          );
-        options.v8Flags.push(value);
+        options.v8Flags.push(v8FlagValue(value));
         break;
       default:
         throw new Error(
@@ -114,6 +110,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(
+    `npm run bench:regime: ${error instanceof Error ? error.message : String(error)}`
+  );
   process.exit(1);
 });

@@ -14,6 +14,7 @@ import {
   hostFeelTable,
   measureHostFeel,
   type HostFeelRow,
+  v8FlagValue,
 } from './hostFeelRun';
 import { ChildChannel } from './ipc';
 import { DEPRECATED_PREFIX, legacyEndpoints, VARIANTS } from './legacyCases';
@@ -131,11 +132,7 @@ function parseOptions(argv: readonly string[]): Options {
         );
         break;
       case '--v8-flag':
-        if (value === undefined || !value.startsWith('--'))
-          throw new Error(
-            `--v8-flag needs a V8 option starting with -- (got ${value})`
-          );
-        options.hostV8Flags.push(value);
+        options.hostV8Flags.push(v8FlagValue(value));
         i++;
         break;
       case '--cluster': {
@@ -648,7 +645,15 @@ function targets(
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    // A mistyped option is read by a person: its message, without a stack.
+    console.error(`npm run bench: ${(error as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
   const missing = checkWrk();
   if (missing !== undefined) throw new Error(missing);
   const started = performance.now();

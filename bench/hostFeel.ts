@@ -1,13 +1,11 @@
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import Fastify from 'fastify';
-import {
-  constants,
-  monitorEventLoopDelay,
-  PerformanceObserver,
-} from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { GCProfiler } from 'node:v8';
 import { LegacyMetricsReader, type TickSlices } from '../src';
 import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
+import { collectorWork } from './collectorWork';
 import { argument, emit, serveCommands } from './ipc';
 import {
   hostTypeNames,
@@ -31,6 +29,7 @@ import {
 
 const UPDATE_BATCHES = 20;
 const STARTUP_SLICE_MS = 2;
+const STATIC_BODY = Buffer.from('{"metrics":{"status":"ok"}}');
 
 /** The host's own long-lived records (`--startup-objects`), held for the process's life. */
 let startupRecords: Map<string, object> | undefined;
@@ -63,34 +62,17 @@ function buildStartupRecords(count: number): Map<string, object> {
   return records;
 }
 
-/** The collector's minor collections (mean duration) and major ones (count) since `reset`. */
-function watchCollector(): {
-  reset(): void;
-  read(): { scavengeMeanMs: number; majorCollections: number };
+/** The collector's minor collections in a window, mean duration, and its major ones. */
+function collectorSummary(profiler: GCProfiler | undefined): {
+  scavengeMeanMs: number;
+  majorCollections: number;
 } {
-  let minorMs = 0;
-  let minors = 0;
-  let majors = 0;
-  new PerformanceObserver(list => {
-    for (const entry of list.getEntries()) {
-      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
-        minorMs += entry.duration;
-        minors++;
-      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
-    }
-  }).observe({ entryTypes: ['gc'] });
+  const work = collectorWork(profiler?.stop()?.statistics ?? []);
   return {
-    reset() {
-      minorMs = minors = majors = 0;
-    },
-    read: () => ({
-      scavengeMeanMs: minors === 0 ? 0 : minorMs / minors,
-      majorCollections: majors,
-    }),
+    scavengeMeanMs: work.scavenges === 0 ? 0 : work.scavengeMs / work.scavenges,
+    majorCollections: work.markCompacts,
   };
 }
-const STATIC_BODY = Buffer.from('{"metrics":{"status":"ok"}}');
 
 async function main(): Promise<void> {
   const scaleName = argument('scale') ?? 'S';
@@ -140,7 +122,8 @@ async function main(): Promise<void> {
   const schedule = new UpdateSchedule(workload, UPDATE_BATCHES);
   const updater = setInterval(() => schedule.next(), 1000 / UPDATE_BATCHES);
 
-  const collector = watchCollector();
+  // The collector's work in the window, from `window` to `usage`.
+  let collector: GCProfiler | undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
   let windowStart = { cpu: process.cpuUsage(), wall: 0, ticks: 0 };
@@ -167,7 +150,9 @@ async function main(): Promise<void> {
         ticks: tickCount(),
       };
       loopDelay.reset();
-      collector.reset();
+      collector?.stop();
+      collector = new GCProfiler();
+      collector.start();
       Object.assign(slices, { longestMs: 0, longestCpuMs: 0, max: 0 });
       return {};
     },
@@ -184,7 +169,7 @@ async function main(): Promise<void> {
         longestSliceMs: legacy === undefined ? null : slices.longestMs,
         longestSliceCpuMs: legacy === undefined ? null : slices.longestCpuMs,
         slicesPerTickMax: legacy === undefined ? null : slices.max,
-        ...collector.read(),
+        ...collectorSummary(collector),
         startupRecords: startupRecords?.size ?? 0,
       };
     },

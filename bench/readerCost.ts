@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { GCProfiler, type GCProfilerResult } from 'node:v8';
+import { collectorWork } from './collectorWork';
 import {
   MeterProvider,
   type ResourceMetrics,
@@ -94,32 +95,18 @@ async function startProfile(): Promise<{
 }
 
 /**
- * The collector's work in the measured ticks, per tick: its main-thread time by kind, and what
- * the scavenges promoted into the old space, which later mark-compacts must sweep. Two runs of
+ * The collector's work in the measured ticks, per tick (see {@link collectorWork}). Two runs of
  * one process can differ most here, so a share by difference is read beside these figures.
  */
 function gcPerTick(
   statistics: GCProfilerResult['statistics'],
   ticks: number
 ): { scavengeMs: number; markCompactMs: number; promotedMB: number } {
-  let scavengeMs = 0;
-  let markCompactMs = 0;
-  let promoted = 0;
-  const oldUsed = (heap: GCProfilerResult['statistics'][number]['afterGC']) =>
-    heap.heapSpaceStatistics
-      .filter(s => s.spaceName === 'old_space' || s.spaceName === 'lo_space')
-      .reduce((sum, s) => sum + s.spaceUsedSize, 0);
-  for (const gc of statistics) {
-    if (gc.gcType === 'Scavenge') {
-      scavengeMs += gc.cost / 1000;
-      promoted += oldUsed(gc.afterGC) - oldUsed(gc.beforeGC);
-    } else if (gc.gcType === 'MarkSweepCompact')
-      markCompactMs += gc.cost / 1000;
-  }
+  const work = collectorWork(statistics);
   return {
-    scavengeMs: scavengeMs / ticks,
-    markCompactMs: markCompactMs / ticks,
-    promotedMB: promoted / 1e6 / ticks,
+    scavengeMs: work.scavengeMs / ticks,
+    markCompactMs: work.markCompactMs / ticks,
+    promotedMB: work.promotedMB / ticks,
   };
 }
 

@@ -49,7 +49,8 @@ import {
  * on the event loop, beyond the SDK's collect, without the collector's tasks that run between
  * slices (which `tickCpuMs`, the process's CPU, counts when they land in the tick).
  * `gc` is the collector's main-thread time per measured tick and what its scavenges promoted;
- * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap.
+ * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap;
+ * `--fresh-attributes` has every recording make its attributes object afresh.
  */
 
 /** The slot (`--slot-ms N`, the reader's default unless given): each tick brings its updates. */
@@ -220,7 +221,11 @@ async function main(): Promise<void> {
     kind === 'legacy' ? new LegacyMetricsReader(readerOptions) : undefined;
   const reader = legacy ?? new BaselineReader(histogramMaxBuckets);
   const provider = new MeterProvider({ readers: [reader] });
-  const workload = new Workload(provider.getMeter('bench'), scale);
+  const workload = new Workload(
+    provider.getMeter('bench'),
+    scale,
+    process.argv.includes('--fresh-attributes')
+  );
   const store =
     kind === 'store'
       ? new MetricStore(resolveReaderOptions(readerOptions))

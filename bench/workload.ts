@@ -136,9 +136,14 @@ export class Workload {
   private _cursor = 0;
   private _random = 0x2545f491;
 
+  /**
+   * @param freshAttributes each recording makes its attributes object afresh, as code that
+   *   writes `{ host_type: hostType }` at every call does, rather than keeping one per host type
+   */
   constructor(
     meter: Meter,
-    readonly scale: Scale
+    readonly scale: Scale,
+    private readonly _freshAttributes = false
   ) {
     this.hostTypes = hostTypeNames(scale);
     this._attributes = this.hostTypes.map(name =>
@@ -196,7 +201,10 @@ export class Workload {
     let attributes: Attributes;
     if (series < perHostType) {
       target = this._perHostType[series % this.scale.metrics]!;
-      attributes = this._attributes[Math.floor(series / this.scale.metrics)]!;
+      const hostType = Math.floor(series / this.scale.metrics);
+      attributes = this._freshAttributes
+        ? { [HOST_TYPE_ATTRIBUTE]: this.hostTypes[hostType]! }
+        : this._attributes[hostType]!;
     } else {
       target = this._global[series - perHostType]!;
       attributes = EMPTY_ATTRIBUTES;

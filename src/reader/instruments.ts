@@ -6,12 +6,16 @@
  */
 import { ValueType, type Attributes } from '@opentelemetry/api';
 import { DataPointType, type MetricData } from '@opentelemetry/sdk-metrics';
-import { HOST_TYPE_ATTRIBUTE } from '../attributes';
 import { getOrMake } from '../getOrMake';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { metricShape, type KindsByShape } from './metricShape';
-import { attributeText } from './naming';
+import {
+  knownBinding,
+  setKeyOf,
+  SingleAttributes,
+  type SetKey,
+} from './attributeSets';
 import { pointFeedOf, type PointFeed } from './pointFeeds';
 import type { Series } from './series';
 import type { ValueSource } from './ValueSeries';
@@ -37,12 +41,19 @@ export interface InstrumentState {
   /** The last tick generation that brought data points of the instrument. */
   seenGen: number;
   /**
-   * Fast path: the SDK hands the same attributes object back while a series stays active.
-   * Undefined for a cluster worker's instruments, whose messages are decoded afresh each time.
+   * Attribute sets of one attribute with a string value (`{host_type: 'a'}`, `{host: 'b'}`),
+   * by the number {@link singles} gives the attribute: found without building a key, whether
+   * the application keeps its attributes objects or makes one for each recording.
+   */
+  readonly bySingle: Binding[];
+  /** The numbers of such attributes, shared by every instrument of the registry. */
+  readonly singles: SingleAttributes;
+  /**
+   * Every other attribute set by object first: the SDK hands back the object it was first given
+   * in the interval, the same one each time for an application that keeps it. Undefined for a
+   * cluster worker's instruments, whose messages are decoded afresh each time.
    */
   readonly byIdentity: WeakMap<Attributes, Binding> | undefined;
-  /** Attribute sets that hold only a string `host_type`, by that string: no key to build or keep. */
-  readonly byHostType: Map<string, Binding>;
   /** Every other attribute set, by {@link attributesKey}. */
   readonly byKey: Map<string, Binding>;
 }
@@ -55,22 +66,6 @@ interface MeterState {
   readonly fromWorker: boolean;
 }
 
-/** Where an attribute set's bindings are kept in an instrument, and under which key. */
-interface SetKey {
-  readonly byHostType: boolean;
-  readonly key: string;
-}
-
-function setKeyOf(attributes: Attributes): SetKey {
-  const keys = Object.keys(attributes).sort();
-  const hostType = attributes[HOST_TYPE_ATTRIBUTE];
-  return keys.length === 1 &&
-    keys[0] === HOST_TYPE_ATTRIBUTE &&
-    typeof hostType === 'string'
-    ? { byHostType: true, key: hostType }
-    : { byHostType: false, key: attributesKey(keys, attributes) };
-}
-
 const KINDS: KindsByShape<MetricKind> = {
   monotonicSum: 'spiral',
   upDownSum: 'counter',
@@ -79,17 +74,6 @@ const KINDS: KindsByShape<MetricKind> = {
   cumulativeGauge: 'counter',
   exponentialHistogram: 'histogram',
 };
-
-/** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
-function attributesKey(
-  keys: readonly string[],
-  attributes: Attributes
-): string {
-  const parts: string[] = [];
-  for (const k of keys)
-    parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
-  return parts.join('');
-}
 
 /** A scope's identity: the SDK tells meters apart by name, version and schema URL. */
 function scopeKey(scope: MeterScope): string {
@@ -113,6 +97,7 @@ export class InstrumentRegistry {
   private readonly _sourceKeys = new Map<string, string[]>();
   /** The keys of the attribute sets of the workers' messages, by object, while a message lives. */
   private readonly _workerSetKeys = new WeakMap<Attributes, SetKey>();
+  private readonly _singles = new SingleAttributes();
 
   constructor(private readonly _filter: MeterFilter) {}
 
@@ -149,10 +134,11 @@ export class InstrumentRegistry {
       for (const list of meter?.instruments.values() ?? [])
         for (const instrument of list)
           if (instrument.lastValue)
-            for (const map of [instrument.byHostType, instrument.byKey])
-              for (const binding of map.values())
-                if (binding !== null)
-                  values.push(binding as number | ValueSource);
+            for (const binding of [
+              ...instrument.bySingle,
+              ...instrument.byKey.values(),
+            ])
+              if (binding != null) values.push(binding as number | ValueSource);
     }
     this._sourceKeys.delete(source);
     return values;
@@ -180,8 +166,9 @@ export class InstrumentRegistry {
       lastValue,
       feed: pointFeedOf(kind, lastValue),
       seenGen: 0,
+      bySingle: [],
+      singles: this._singles,
       byIdentity: meter.fromWorker ? undefined : new WeakMap(),
-      byHostType: new Map(),
       byKey: new Map(),
     };
     list.push(state);
@@ -197,12 +184,13 @@ export class InstrumentRegistry {
     attributes: Attributes,
     bind: () => Binding | undefined
   ): Binding | undefined {
-    const byIdentity = instrument.byIdentity;
-    const cached = byIdentity?.get(attributes);
-    if (cached !== undefined) return cached;
+    const known = knownBinding(instrument, attributes);
+    if (known !== undefined) return known;
     // A worker's message shares one object per attribute set among its instruments: its key is
-    // made once per message; the process's own sets are keyed once per series (above).
+    // made once per message; the process's own sets are keyed once per series, or once per
+    // object for an application that makes one for each recording.
     let setKey: SetKey | undefined;
+    const byIdentity = instrument.byIdentity;
     if (byIdentity === undefined) {
       setKey = this._workerSetKeys.get(attributes);
       if (setKey === undefined) {
@@ -210,14 +198,25 @@ export class InstrumentRegistry {
         this._workerSetKeys.set(attributes, setKey);
       }
     } else setKey = setKeyOf(attributes);
-    const map = setKey.byHostType ? instrument.byHostType : instrument.byKey;
-    let binding = map.get(setKey.key);
+    const single = setKey.single;
+    const number =
+      single === undefined
+        ? undefined
+        : this._singles.numberOrNew(single, setKey.key);
+    let binding =
+      number === undefined
+        ? instrument.byKey.get(setKey.key)
+        : instrument.bySingle[number];
+    const isNew = binding === undefined;
     if (binding === undefined) {
       binding = bind();
       if (binding === undefined) return undefined;
-      map.set(setKey.key, binding);
+      if (number === undefined) instrument.byKey.set(setKey.key, binding);
+      else instrument.bySingle[number] = binding;
     }
-    byIdentity?.set(attributes, binding);
+    // A set of one string attribute is found without its object: only the object it came with
+    // first is remembered, so that objects made for one recording do not pile up in the map.
+    if (isNew || single === undefined) byIdentity?.set(attributes, binding);
     return binding;
   }
 

@@ -4,6 +4,7 @@ import type {
   ExponentialHistogram,
 } from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
+import { knownBinding } from './attributeSets';
 import type { Binding, InstrumentState } from './instruments';
 import type { HistogramSeries } from './HistogramSeries';
 import type { SpiralColumns } from './SpiralColumns';
@@ -118,15 +119,13 @@ export function feedPoints(
   slicer: Slicer
 ): number {
   const feed = instrument.feed;
-  const byIdentity = instrument.byIdentity;
   let at = from;
   while (at < points.length) {
     const point = points[at++]!;
-    // By identity (the SDK hands the same attributes object back), else the slow path.
-    const cached = byIdentity?.get(point.attributes);
+    const known = knownBinding(instrument, point.attributes);
     const binding =
-      cached !== undefined
-        ? cached
+      known !== undefined
+        ? known
         : sink.bind(instrument, point.attributes, points.length);
     if (binding != null) feed(binding, point, instrument, sink);
     if (slicer.due()) break;

@@ -1,0 +1,102 @@
+/*
+ * How an instrument finds the binding of a data point's attribute set: by the attributes object
+ * when the application keeps one per set, by the set's one string attribute (`{host_type: 'a'}`,
+ * `{host: 'b'}`) otherwise, and by a key built from every attribute for the rest.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import { getOrMake } from '../getOrMake';
+import type { Binding, InstrumentState } from './instruments';
+import { attributeText } from './naming';
+
+/** The key of the empty attribute set: {@link attributesKey} of no keys. */
+const EMPTY_SET_KEY = '';
+
+/** A set's identity as one flat string (a joined array, not a tree of concatenations that would stay in the heap). */
+function attributesKey(
+  keys: readonly string[],
+  attributes: Attributes
+): string {
+  const parts: string[] = [];
+  for (const k of keys)
+    parts.push(k, '\u0000', attributeText(attributes[k]), '\u0001');
+  return parts.join('');
+}
+
+/**
+ * Where an attribute set's bindings are kept in an instrument: under `single` then `key` (the
+ * attribute's key and string value) for a set of one such attribute, else under `key` alone.
+ */
+export interface SetKey {
+  readonly single: string | undefined;
+  readonly key: string;
+}
+
+export function setKeyOf(attributes: Attributes): SetKey {
+  const keys = Object.keys(attributes).sort();
+  const value = keys.length === 1 ? attributes[keys[0]!] : undefined;
+  return typeof value === 'string'
+    ? { single: keys[0]!, key: value }
+    : { single: undefined, key: attributesKey(keys, attributes) };
+}
+
+/**
+ * A number for each attribute (key and string value) that makes a set on its own, shared by all
+ * instruments: the table stays in the processor's cache through a tick (a few thousand host
+ * types), where each instrument's map of strings would be read cold, and an instrument finds
+ * its binding at that number in an array.
+ */
+export class SingleAttributes {
+  private readonly _byKey = new Map<string, Map<string, number>>();
+  private _count = 0;
+
+  numberOf(key: string, value: string): number | undefined {
+    return this._byKey.get(key)?.get(value);
+  }
+
+  numberOrNew(key: string, value: string): number {
+    const values = getOrMake(this._byKey, key, () => new Map<string, number>());
+    return getOrMake(values, value, () => this._count++);
+  }
+}
+
+/** Marks an attribute set that {@link boundBySingle} cannot decide. */
+const UNDECIDED: unique symbol = Symbol('undecided');
+
+/**
+ * The binding of a set of one attribute with a string value, or of the empty set, read without
+ * allocating: undefined when not bound yet, {@link UNDECIDED} for any other set.
+ */
+function boundBySingle(
+  instrument: InstrumentState,
+  attributes: Attributes
+): Binding | undefined | typeof UNDECIDED {
+  let single: string | undefined;
+  // `for…in` lists the keys from the object's shape, where `Object.keys` would make an array.
+  for (const key in attributes) {
+    if (single !== undefined || !Object.hasOwn(attributes, key))
+      return UNDECIDED;
+    single = key;
+  }
+  if (single === undefined) return instrument.byKey.get(EMPTY_SET_KEY);
+  const value = attributes[single];
+  if (typeof value !== 'string') return UNDECIDED;
+  const number = instrument.singles.numberOf(single, value);
+  return number === undefined ? undefined : instrument.bySingle[number];
+}
+
+/**
+ * The binding of an attribute set seen before, found without allocating: by object first (an
+ * application that keeps its attributes objects hands the SDK the same one every time, and an
+ * object made for one recording has no identity hash yet, so it misses at once), else by its one
+ * string attribute. Undefined when neither knows it: the slow path's turn
+ * ({@link InstrumentRegistry.binding}).
+ */
+export function knownBinding(
+  instrument: InstrumentState,
+  attributes: Attributes
+): Binding | undefined {
+  const byObject = instrument.byIdentity?.get(attributes);
+  if (byObject !== undefined) return byObject;
+  const bound = boundBySingle(instrument, attributes);
+  return bound !== UNDECIDED ? bound : undefined;
+}

@@ -174,18 +174,18 @@ export class LegacyClusterAggregator extends ServedStore {
   }
 
   private _receiveCollection(worker: Worker, body: string): void {
-    const collection = this._decodeOrDrop(worker, body, decodeCollection);
+    let collection = this._decodeOrDrop(worker, body, decodeCollection);
     if (collection === undefined) return;
     const source = `worker ${worker.id}`;
     const queued = this._work.run(async slicer => {
       const monotonicMs = await this._work.advance(slicer);
-      // The decoded message is the job's own: released as it is applied.
-      await this._store.consumeSliced(
-        collection,
+      // The decoded message is the job's own: copied, then let go of before it is applied.
+      await this._store.captureSliced(collection!, slicer, source);
+      collection = undefined;
+      await this._store.applyCapturedSliced(
         this._work.slot,
         monotonicMs,
-        slicer,
-        source
+        slicer
       );
       // Sent just before it exited: its increases count, its last values are gone with it.
       if (worker.isDead()) this._store.forgetSource(source);

@@ -8,17 +8,29 @@ import { feedPoints, type PointSink } from './pointFeeds';
 import type { HistogramSeries } from './HistogramSeries';
 import type { SeriesDirectory, StoreColumns } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
+import type { CapturedCollection } from './CapturedCollection';
 
-/** Where a sliced feed stands in one collection. */
-export interface FeedCursor {
+/** Where a sliced capture stands in one collection of the SDK. */
+export interface CaptureCursor {
   scope: number;
   metric: number;
   point: number;
 }
 
-/** A feed from the start of a collection. */
-export function feedCursor(): FeedCursor {
+/** A capture from the start of a collection. */
+export function captureCursor(): CaptureCursor {
   return { scope: 0, metric: 0, point: 0 };
+}
+
+/** Where a sliced feed stands in a captured collection. */
+export interface FeedCursor {
+  metric: number;
+  point: number;
+}
+
+/** A feed from the start of a captured collection. */
+export function feedCursor(): FeedCursor {
+  return { metric: 0, point: 0 };
 }
 
 /**
@@ -59,8 +71,8 @@ export class CollectionFeed {
       schedule: series => this._expiries.add(slot, series),
       spirals: this._columns.spirals,
       values: this._columns.values,
-      badIncrease: (instrument, point) => {
-        const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(point.value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(point.attributes)})`;
+      badIncrease: (instrument, value, attributes) => {
+        const message = `LegacyMetricsReader: ${describeInstrument(instrument)} reported an increase of ${String(value)}; the increases that are not finite numbers are left out (this one for ${JSON.stringify(attributes)})`;
         this._warnings.warn(
           `increase:${instrument.scope.name}:${instrument.name}`,
           WARNING_CODES.seriesFault,
@@ -72,15 +84,19 @@ export class CollectionFeed {
   }
 
   /**
-   * Feeds from `cursor` until done (true) or until `slicer` says the slice is over (false).
-   * Meters the legacy API does not serve are skipped. Each `source` (a cluster worker) has last
-   * values of its own. With `release`, each metric's points array is emptied once fed, so that
-   * a collection fed in slices is not kept whole by the garbage collections between them.
+   * Copies the data points of `resourceMetrics` into `capture` from `cursor`, until done (true)
+   * or until `slicer` says the slice is over (false). Meters the legacy API does not serve are
+   * skipped; each instrument is looked up (or registered) once, and marked seen in generation
+   * `gen`. Each `source` (a cluster worker) has last values of its own. With `release`, each
+   * metric's points array is emptied once copied, so that a collection copied in slices (a
+   * first tick, with every series new) is not kept whole by the garbage collections between
+   * them.
    */
-  feed(
+  capture(
     resourceMetrics: ResourceMetrics,
-    cursor: FeedCursor,
-    sink: PointSink,
+    cursor: CaptureCursor,
+    capture: CapturedCollection,
+    gen: number,
     slicer: Slicer,
     source: string,
     release = false
@@ -98,18 +114,45 @@ export class CollectionFeed {
           warnExplicitBuckets(this._warnings, metric.descriptor.name);
           continue;
         }
-        instrument.seenGen = sink.gen;
-        cursor.point = feedPoints(
-          instrument,
-          metric.dataPoints,
-          cursor.point,
-          sink,
-          slicer
-        );
-        if (cursor.point < metric.dataPoints.length) return false;
-        if (release) metric.dataPoints.length = 0;
+        instrument.seenGen = gen;
+        const points = metric.dataPoints;
+        if (cursor.point === 0) capture.startMetric(instrument);
+        const histograms = instrument.kind === 'histogram';
+        while (cursor.point < points.length) {
+          const point = points[cursor.point++]!;
+          if (histograms) capture.addHistogram(point);
+          else capture.addNumber(point);
+          if (slicer.due()) break;
+        }
+        if (cursor.point < points.length) return false;
+        if (release) points.length = 0;
         cursor.point = 0;
       }
+    }
+    return true;
+  }
+
+  /**
+   * Feeds the captured points from `cursor` into the store's series until done (true) or until
+   * `slicer` says the slice is over (false).
+   */
+  feed(
+    capture: CapturedCollection,
+    cursor: FeedCursor,
+    sink: PointSink,
+    slicer: Slicer
+  ): boolean {
+    for (; cursor.metric < capture.metrics; cursor.metric++) {
+      if (cursor.point === 0) cursor.point = capture.metricStart(cursor.metric);
+      cursor.point = feedPoints(
+        capture,
+        cursor.metric,
+        cursor.point,
+        sink,
+        slicer
+      );
+      if (cursor.point < capture.metricEnd(cursor.metric)) return false;
+      cursor.point = 0;
     }
     return true;
   }

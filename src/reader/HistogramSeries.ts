@@ -21,7 +21,13 @@ import {
   type SlotEntries,
 } from './slotEntries';
 import type { HistogramRecordStage } from './HistogramRecordStage';
+import { H_COUNT, packHistogram, withRoom } from './CapturedCollection';
 import { Series } from './series';
+
+/** Where {@link HistogramSeries.add} packs an SDK point. */
+let scratch: Float64Array = new Float64Array(256);
+const growScratch = (length: number): Float64Array =>
+  (scratch = withRoom(scratch, length));
 
 /** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
 const NO_SLOT = -(2 ** 30);
@@ -80,13 +86,23 @@ export class HistogramSeries extends Series<HistogramRecord> {
    * yet, i.e. when the caller must schedule its expiry.
    */
   add(slot: number, point: ExponentialHistogram): boolean {
-    if (point.count === 0) return false;
+    packHistogram(point, growScratch, 0);
+    return this.addPacked(slot, scratch, 0);
+  }
+
+  /**
+   * Adds one delta data point, packed in `packed` at `from` (see `CapturedCollection.ts`), to
+   * `slot`. Returns true when the slot had no data yet, i.e. when the caller must schedule its
+   * expiry.
+   */
+  addPacked(slot: number, packed: Float64Array, from: number): boolean {
+    if (packed[from + H_COUNT] === 0) return false;
     const lastAt = this._lastAt;
     const merging = lastAt >= 0 && this._entries[lastAt + SLOT] === slot;
     if (!merging && this._from > 0 && 2 * this._from >= this._entries.length)
       this._compact();
     const entries = this._entries;
-    const at = appendEntry(entries, slot, point);
+    const at = appendEntry(entries, slot, packed, from);
     this._scale =
       lastAt < 0
         ? entries[at + SCALE]!

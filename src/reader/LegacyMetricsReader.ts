@@ -6,6 +6,7 @@ import {
   MetricReader,
   TimeoutError,
   type AggregationOption,
+  type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { Snapshot } from '../snapshot/Snapshot';
 import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
@@ -163,7 +164,7 @@ export class LegacyMetricsReader extends MetricReader {
 
   /** One tick: collects once and publishes a new snapshot. Never throws. */
   private async _collectAndPublish(): Promise<void> {
-    let result: Awaited<ReturnType<MetricReader['collect']>>;
+    let result: Awaited<ReturnType<MetricReader['collect']>> | undefined;
     try {
       // A callback that takes longer than a slot loses its own observations for this tick
       // rather than making everyone's data late.
@@ -190,17 +191,21 @@ export class LegacyMetricsReader extends MetricReader {
     // The work runs in slices of `sliceMs`, so that the host's requests and I/O are served
     // between them; the snapshot published before serves meanwhile, whole.
     const slicer = this._store.slicer();
+    const errors = result.errors;
+    let collection: ResourceMetrics | undefined = result.resourceMetrics;
+    // A suspended async function keeps its locals: these let the collection go once copied.
+    // eslint-disable-next-line no-useless-assignment
+    result = undefined;
     try {
-      // The collection is the tick's own: released as it is applied. Applied first: the series
-      // it feeds slide their windows as they are fed, and the wheel then expires the others.
-      await this._store.consumeSliced(
-        result.resourceMetrics,
-        slot,
-        monotonicMs,
-        slicer
-      );
+      // The collection is the tick's own: copied out of the SDK's objects at once, then let go
+      // of, so that no garbage collection during the slices copies it. Applied first: the
+      // series it feeds slide their windows as they are fed, and the wheel then expires the
+      // others.
+      await this._store.captureSliced(collection, slicer);
+      collection = undefined;
+      await this._store.applyCapturedSliced(slot, monotonicMs, slicer);
       await this._store.expireSliced(slot, slicer);
-      this._reportErrors(result.errors);
+      this._reportErrors(errors);
     } catch (error) {
       // Faults are isolated per series in the store; this is a defect, reported and survived.
       diag.error('LegacyMetricsReader: tick failed', error);

@@ -1,6 +1,13 @@
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WarnOnce } from '../warnings';
-import { CollectionFeed, feedCursor } from './CollectionFeed';
+import {
+  captureCursor,
+  CollectionFeed,
+  feedCursor,
+  type FeedCursor,
+} from './CollectionFeed';
+import type { PointSink } from './pointFeeds';
+import { CapturedCollection } from './CapturedCollection';
 import { ExpiryWheel } from './ExpiryWheel';
 import { InstrumentRegistry } from './instruments';
 import { LegacyNamer } from './LegacyNamer';
@@ -53,6 +60,9 @@ export class MetricStore {
     this._publication.changed(series, this._tickGen);
   private readonly _histogramChanged = (series: HistogramSeries): void =>
     this._publication.histogramChanged(series, this._tickGen);
+  /** The data points of the collection being applied, copied out of the SDK's objects. */
+  private readonly _capture = new CapturedCollection();
+
   /** The generation of the tick under way: one more than the last published. */
   private _tickGen = 1;
   private _view: StoreView;
@@ -153,35 +163,80 @@ export class MetricStore {
     monotonicMs: number,
     source = ''
   ): void {
-    const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
-    this._feed.feed(
+    this._feed.capture(
       resourceMetrics,
-      feedCursor(),
-      sink,
+      captureCursor(),
+      this._capture,
+      this._tickGen,
       Slicer.unbounded(),
       source
     );
+    const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
+    this._feedCaptured(feedCursor(), sink, Slicer.unbounded());
   }
 
   /**
-   * {@link apply} in slices of `slicer`'s budget, for a collection nobody reads afterwards (the
-   * reader's own, a cluster worker's decoded message): each metric's data points are released
-   * as soon as they are applied, so that the garbage collections between slices need not keep
-   * the applied part.
+   * The first step of {@link apply} in slices, for a collection nobody reads afterwards (the
+   * reader's own, a cluster worker's decoded message): copies its data points out of the SDK's
+   * objects, in the tick's first slice unless the collection is very large (a first tick, every
+   * series new). The caller then lets go of the collection, so that the garbage collections
+   * during the slices that follow need not copy it, and calls {@link applyCapturedSliced}.
    */
-  async consumeSliced(
+  async captureSliced(
     resourceMetrics: ResourceMetrics,
-    slot: number,
-    monotonicMs: number,
-    slicer = this.slicer(),
+    slicer: Slicer,
     source = ''
   ): Promise<void> {
-    const cursor = feedCursor();
+    const cursor = captureCursor();
+    const capture = this._capture;
+    try {
+      while (
+        !this._feed.capture(
+          resourceMetrics,
+          cursor,
+          capture,
+          this._tickGen,
+          slicer,
+          source,
+          true
+        )
+      )
+        await slicer.pause();
+    } catch (error) {
+      capture.clear();
+      throw error;
+    }
+  }
+
+  /** The second step of {@link apply} in slices: feeds what {@link captureSliced} copied into `slot`. */
+  async applyCapturedSliced(
+    slot: number,
+    monotonicMs: number,
+    slicer: Slicer
+  ): Promise<void> {
     const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
-    while (
-      !this._feed.feed(resourceMetrics, cursor, sink, slicer, source, true)
-    )
-      await slicer.pause();
+    const cursor = feedCursor();
+    while (!this._feedCaptured(cursor, sink, slicer)) await slicer.pause();
+  }
+
+  /**
+   * Feeds the captured points from `cursor` until done (true, the capture emptied) or until
+   * `slicer` ends the slice (false: call again to resume).
+   */
+  private _feedCaptured(
+    cursor: FeedCursor,
+    sink: PointSink,
+    slicer: Slicer
+  ): boolean {
+    const capture = this._capture;
+    try {
+      if (!this._feed.feed(capture, cursor, sink, slicer)) return false;
+    } catch (error) {
+      capture.clear();
+      throw error;
+    }
+    capture.clear();
+    return true;
   }
 
   /** Drops the last values of `source` (a cluster worker gone); its increases stay counted. */

@@ -1,8 +1,4 @@
 import type { Attributes } from '@opentelemetry/api';
-import type {
-  DataPoint,
-  ExponentialHistogram,
-} from '@opentelemetry/sdk-metrics';
 import type { MetricKind } from '../snapshot/legacyValues';
 import { knownBinding } from './attributeSets';
 import type { Binding, InstrumentState } from './instruments';
@@ -11,6 +7,7 @@ import type { SpiralColumns } from './SpiralColumns';
 import type { ValueColumns } from './ValueColumns';
 import type { ValueSource } from './ValueSeries';
 import type { Slicer } from './Slicer';
+import { H_COUNT, type CapturedCollection } from './CapturedCollection';
 
 /*
  * The loop that feeds one instrument's data points into its series. An instrument's kind
@@ -45,7 +42,11 @@ export interface PointSink {
   /** Every up-down counter's and gauge's working state. */
   readonly values: ValueColumns;
   /** Reports an increase that is not a finite number. */
-  badIncrease(instrument: InstrumentState, point: DataPoint<unknown>): void;
+  badIncrease(
+    instrument: InstrumentState,
+    value: number,
+    attributes: Attributes
+  ): void;
 }
 
 /**
@@ -55,42 +56,46 @@ export interface PointSink {
  */
 export type PointFeed = (
   binding: NonNullable<Binding>,
-  point: DataPoint<unknown>,
+  capture: CapturedCollection,
+  at: number,
   instrument: InstrumentState,
   sink: PointSink
 ) => void;
 
-const feedSpiral: PointFeed = (binding, point, instrument, sink) => {
-  const value = point.value as number;
+const feedSpiral: PointFeed = (binding, capture, at, instrument, sink) => {
+  const value = capture.values[at]!;
   if (value === 0) return;
-  if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
+  if (!Number.isFinite(value))
+    sink.badIncrease(instrument, value, capture.attributes[at]!);
   // A spiral binds to its number in the columns: no object of the series is read.
   else sink.spirals.add(binding as number, sink.slot, value);
 };
 
-const feedValue: PointFeed = (binding, point, instrument, sink) => {
-  const value = point.value as number;
+const feedValue: PointFeed = (binding, capture, at, instrument, sink) => {
+  const value = capture.values[at]!;
   if (value === 0) return;
-  if (!Number.isFinite(value)) sink.badIncrease(instrument, point);
+  if (!Number.isFinite(value))
+    sink.badIncrease(instrument, value, capture.attributes[at]!);
   // An up-down counter binds to its series' number in the columns.
   else sink.values.add(binding as number, value);
 };
 
-const feedLastValue: PointFeed = (binding, point, _instrument, sink) => {
+const feedLastValue: PointFeed = (binding, capture, at, _instrument, sink) => {
   // Kept exactly as reported, NaN included. A series' first source binds to its number.
-  if (typeof binding === 'number')
-    sink.values.set(binding, 0, point.value as number);
-  else (binding as ValueSource).set(point.value as number);
+  const value = capture.values[at]!;
+  if (typeof binding === 'number') sink.values.set(binding, 0, value);
+  else (binding as ValueSource).set(value);
 };
 
-const feedHistogram: PointFeed = (binding, point, _instrument, sink) => {
+const feedHistogram: PointFeed = (binding, capture, at, _instrument, sink) => {
   const series = binding as HistogramSeries;
+  const packed = capture.histograms;
+  const from = capture.values[at]!;
   // A histogram whose buckets did not change since the last collection is left alone.
-  if ((point.value as ExponentialHistogram).count === 0) return;
+  if (packed[from + H_COUNT] === 0) return;
   // The window slides first, as the expiry wheel would have slid it.
   series.expireThrough(sink.through);
-  if (series.add(sink.slot, point.value as ExponentialHistogram))
-    sink.schedule(series);
+  if (series.addPacked(sink.slot, packed, from)) sink.schedule(series);
   sink.histogramChanged(series);
 };
 
@@ -108,26 +113,29 @@ export function pointFeedOf(kind: MetricKind, lastValue: boolean): PointFeed {
 }
 
 /**
- * Feeds `points` of `instrument` from `from` into their series. Returns where it stopped:
- * `points.length` when done, less when `slicer` ended the slice.
+ * Feeds the points of metric `metric` of `capture` from `from` into their series. Returns where
+ * it stopped: the metric's end when done, less when `slicer` ended the slice.
  */
 export function feedPoints(
-  instrument: InstrumentState,
-  points: readonly DataPoint<unknown>[],
+  capture: CapturedCollection,
+  metric: number,
   from: number,
   sink: PointSink,
   slicer: Slicer
 ): number {
+  const instrument = capture.instruments[metric]!;
   const feed = instrument.feed;
+  const attributes = capture.attributes;
+  const end = capture.metricEnd(metric);
+  const pointCount = end - capture.metricStart(metric);
   let at = from;
-  while (at < points.length) {
-    const point = points[at++]!;
-    const known = knownBinding(instrument, point.attributes);
+  while (at < end) {
+    const set = attributes[at]!;
+    const known = knownBinding(instrument, set);
     const binding =
-      known !== undefined
-        ? known
-        : sink.bind(instrument, point.attributes, points.length);
-    if (binding != null) feed(binding, point, instrument, sink);
+      known !== undefined ? known : sink.bind(instrument, set, pointCount);
+    if (binding != null) feed(binding, capture, at, instrument, sink);
+    at++;
     if (slicer.due()) break;
   }
   return at;

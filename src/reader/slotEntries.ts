@@ -1,4 +1,14 @@
-import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
+import {
+  H_BUCKETS,
+  H_COUNT,
+  H_MAX,
+  H_MIN,
+  H_NEGATIVE_PAIRS,
+  H_POSITIVE_PAIRS,
+  H_SCALE,
+  H_SUM,
+  H_ZERO_COUNT,
+} from './CapturedCollection';
 import {
   absorbScale,
   addScalars,
@@ -80,56 +90,37 @@ function pushHeader(
   );
 }
 
-/**
- * The non-empty buckets of one data point as `index, count` pairs from 0, positive ones first:
- * the SDK's dense counts read once, into an array kept for the next point (never shortened, as
- * an assignment to `length` is a runtime call).
- */
-const scratch: number[] = [];
-
-/** Writes the non-empty buckets of the SDK's dense counts into {@link scratch} from `at` as pairs; returns where they end. */
-function gatherCounts(
-  at: number,
-  offset: number,
-  counts: readonly number[]
-): number {
-  for (let i = 0; i < counts.length; i++) {
-    const count = counts[i]!;
-    if (count > 0) {
-      scratch[at++] = offset + i;
-      scratch[at++] = count;
-    }
-  }
-  return at;
-}
-
 function pushBuckets(entries: SlotEntries, buckets: Map<number, number>): void {
   for (const [index, count] of buckets) entries.push(index, count);
 }
 
-/** Appends one delta data point of the SDK as the entry of `slot`; returns where it starts. */
+/**
+ * Appends the histogram point packed in `packed` at `from` (see `CapturedCollection.ts`) as
+ * the entry of `slot`; returns where it starts.
+ */
 export function appendEntry(
   entries: SlotEntries,
   slot: number,
-  point: ExponentialHistogram
+  packed: Float64Array,
+  from: number
 ): number {
-  const { positive, negative } = point;
-  const positiveEnd = gatherCounts(0, positive.offset, positive.bucketCounts);
-  const end = gatherCounts(positiveEnd, negative.offset, negative.bucketCounts);
+  const positivePairs = packed[from + H_POSITIVE_PAIRS]!;
+  const pairs = positivePairs + packed[from + H_NEGATIVE_PAIRS]!;
   const at = entries.length;
   pushHeader(
     entries,
     slot,
-    point.scale,
-    point.count,
-    point.sum ?? 0,
-    point.min ?? -Infinity,
-    point.max ?? Infinity,
-    point.zeroCount,
-    positiveEnd / 2,
-    (end - positiveEnd) / 2
+    packed[from + H_SCALE]!,
+    packed[from + H_COUNT]!,
+    packed[from + H_SUM]!,
+    packed[from + H_MIN]!,
+    packed[from + H_MAX]!,
+    packed[from + H_ZERO_COUNT]!,
+    positivePairs,
+    pairs - positivePairs
   );
-  for (let i = 0; i < end; i++) entries.push(scratch[i]!);
+  const buckets = from + H_BUCKETS;
+  for (let i = 0; i < 2 * pairs; i++) entries.push(packed[buckets + i]!);
   return at;
 }
 

@@ -1,3 +1,4 @@
+import { packHistogram } from '../../src/reader/CapturedCollection';
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import { BucketSum } from '../../src/reader/BucketSum';
 import {
@@ -65,11 +66,22 @@ function reference(points: ExponentialHistogram[]) {
   return merged;
 }
 
+/** Appends an SDK point as the entry of `slot`, packed as a captured collection packs it. */
+function appendPoint(
+  entries: SlotEntries,
+  slot: number,
+  p: ExponentialHistogram
+): number {
+  let packed = new Float64Array(0);
+  packHistogram(p, length => (packed = new Float64Array(length)), 0);
+  return appendEntry(entries, slot, packed, 0);
+}
+
 function added(points: ExponentialHistogram[]) {
   const entries: SlotEntries = [];
   const sum = new BucketSum();
   const starts = points.map((p, slot) => {
-    const at = appendEntry(entries, slot, p);
+    const at = appendPoint(entries, slot, p);
     sum.addEntry(entries, at);
     return at;
   });
@@ -150,7 +162,7 @@ describe('BucketSum', () => {
     });
     sum.subtractEntry(entries, starts[2]!);
     expect(sum.toAggregate()).toEqual(emptyAggregate());
-    const again = appendEntry(entries, 9, point(5, { 20: 1 }));
+    const again = appendPoint(entries, 9, point(5, { 20: 1 }));
     sum.addEntry(entries, again);
     expect(sum.toAggregate()).toMatchObject({
       scale: 5,

@@ -1,4 +1,6 @@
 import { ValueType, type Meter } from '@opentelemetry/api';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { type LegacyMetricsReaderOptions } from '../../src';
 import { VARIANTS } from '../../src/attributes';
 import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
@@ -228,7 +230,7 @@ describe('LegacyMetricsReader sliced tick', () => {
   });
 });
 
-describe('MetricStore consumeSliced', () => {
+describe('MetricStore captureSliced and applyCapturedSliced', () => {
   it("should keep each source's last values apart, as apply does, and forget a source's", async () => {
     const hostTypes = ['a', 'b', 'c'];
     const collector = rig({ ...QUIET, hostTypes });
@@ -242,8 +244,9 @@ describe('MetricStore consumeSliced', () => {
     );
     const slicer = store.slicer();
     store.apply(resourceMetrics, 0, 0, 'worker 2');
-    await store.consumeSliced(resourceMetrics, 0, 0, slicer, 'worker 1');
-    // Consumed: each metric's points were released once applied.
+    await store.captureSliced(resourceMetrics, slicer, 'worker 1');
+    await store.applyCapturedSliced(0, 0, slicer);
+    // Consumed: each metric's points were released once copied.
     expect(
       resourceMetrics.scopeMetrics.flatMap(s =>
         s.metrics.map(m => m.dataPoints.length)
@@ -260,10 +263,64 @@ describe('MetricStore consumeSliced', () => {
         return JSON.parse(response.body.toString()).metric.value;
       });
     };
-    // One slice per data point: the apply was cut, and resumed where it stopped.
-    expect(slicer.slices).toBe(3);
+    // One slice per data point: the copy and the apply were each cut, and resumed where they
+    // stopped (three points: two pauses in each).
+    expect(slicer.slices).toBe(5);
     expect(values()).toEqual([2, 4, 6]);
     store.forgetSource('worker 1');
     expect(values()).toEqual([1, 2, 3]);
+  });
+
+  it('should let go of the collection once copied, before any of it is applied', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const hostTypes = ['a', 'b', 'c'];
+    const collector = rig({ ...QUIET, hostTypes });
+    const meter = collector.provider.getMeter('app');
+    const sent = meter.createCounter('xmppMessageSent');
+    const auth = meter.createHistogram('authTime');
+    hostTypes.forEach((hostType, i) => {
+      sent.add(i + 1, { host_type: hostType });
+      auth.record(10 * (i + 1), { host_type: hostType });
+    });
+    const store = new MetricStore(
+      resolveReaderOptions({ ...QUIET, hostTypes, slicePoints: 1 })
+    );
+    const slicer = store.slicer();
+    // Collected and copied in a function of its own, whose locals are gone once it returns.
+    const { collected, histogram } = await (async () => {
+      const { resourceMetrics } = await collector.reader.collect();
+      const point = resourceMetrics.scopeMetrics[0]!.metrics[1]!.dataPoints[0]!;
+      const refs = {
+        collected: new WeakRef(resourceMetrics),
+        histogram: new WeakRef(point.value as object),
+      };
+      await store.captureSliced(resourceMetrics, slicer);
+      return refs;
+    })();
+    // One data point a slice: the apply pauses after its first point.
+    const applying = store.applyCapturedSliced(0, 0, slicer);
+    // A WeakRef holds its target to the end of the job that made or read it.
+    await new Promise(resolve => setImmediate(resolve));
+    gc();
+    expect(collected.deref()).toBeUndefined();
+    expect(histogram.deref()).toBeUndefined();
+    await applying;
+    const snapshot = new Snapshot(store.publish(0, 0));
+    const answer = (name: string, hostType: string) =>
+      JSON.parse(
+        snapshot
+          .respond(
+            'host_type',
+            ['metrics', 'host_type', hostType, name],
+            jsonSerializer
+          )
+          .body.toString()
+      ).metric;
+    expect(hostTypes.map(h => answer('xmppMessageSent', h).count)).toEqual([
+      1, 2, 3,
+    ]);
+    expect(hostTypes.map(h => answer('authTime', h).n)).toEqual([1, 1, 1]);
+    expect(hostTypes.map(h => answer('authTime', h).max)).toEqual([10, 20, 30]);
   });
 });

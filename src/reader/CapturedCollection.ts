@@ -69,7 +69,10 @@ export class CapturedCollection {
     return this._metricEnds[metric]!;
   }
 
-  /** Starts the capture of a metric of `instrument`, whose points follow. */
+  /**
+   * Starts the capture of a metric of `instrument`, whose points follow (in one run or more,
+   * each made ready by {@link reserve} and closed by {@link closeRun}).
+   */
   startMetric(instrument: InstrumentState): void {
     const metric = this._metrics++;
     this.instruments[metric] = instrument;
@@ -81,15 +84,22 @@ export class CapturedCollection {
     this._metricEnds[metric] = this._points;
   }
 
-  /** Adds a point with a number to the metric started last. */
+  /** Makes room for up to `count` points more of the metric started last. */
+  reserve(count: number): void {
+    this.values = withRoom(this.values, this._points + count);
+  }
+
+  /** Adds a point with a number to the metric started last, within the room reserved. */
   addNumber(point: DataPoint<unknown>): void {
-    const at = this._addPoint(point.attributes);
+    const at = this._points++;
+    this.attributes[at] = point.attributes;
     this.values[at] = point.value as number;
   }
 
-  /** Adds an exponential histogram point to the metric started last. */
+  /** Adds an exponential histogram point to the metric started last, within the room reserved. */
   addHistogram(point: DataPoint<unknown>): void {
-    const at = this._addPoint(point.attributes);
+    const at = this._points++;
+    this.attributes[at] = point.attributes;
     this.values[at] = this._histogramLength;
     this._histogramLength = packHistogram(
       point.value as ExponentialHistogram,
@@ -115,12 +125,9 @@ export class CapturedCollection {
   private readonly _histogramRoom = (length: number): Float64Array =>
     (this.histograms = withRoom(this.histograms, length));
 
-  private _addPoint(attributes: Attributes): number {
-    const at = this._points++;
-    this.attributes[at] = attributes;
-    this.values = withRoom(this.values, this._points);
+  /** Ends a run of points of the metric started last: they are its points so far. */
+  closeRun(): void {
     this._metricEnds[this._metrics - 1] = this._points;
-    return at;
   }
 }
 

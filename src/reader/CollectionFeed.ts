@@ -117,6 +117,7 @@ export class CollectionFeed {
         instrument.seenGen = gen;
         const points = metric.dataPoints;
         if (cursor.point === 0) capture.startMetric(instrument);
+        capture.reserve(points.length - cursor.point);
         const histograms = instrument.kind === 'histogram';
         while (cursor.point < points.length) {
           const point = points[cursor.point++]!;
@@ -124,6 +125,7 @@ export class CollectionFeed {
           else capture.addNumber(point);
           if (slicer.due()) break;
         }
+        capture.closeRun();
         if (cursor.point < points.length) return false;
         if (release) points.length = 0;
         cursor.point = 0;

@@ -34,8 +34,9 @@ export function feedCursor(): FeedCursor {
 }
 
 /**
- * Feeds the data points of a collection into the store's series: each meter and instrument is
- * looked up (or registered) once per collection, each attribute set resolved to its binding once
+ * Feeds the data points of a collection into the store's series, in two steps: copied out of the
+ * SDK's objects at once (see {@link CapturedCollection}), each meter and instrument looked up (or
+ * registered) once per collection; then applied, each attribute set resolved to its binding once
  * for good (see {@link InstrumentRegistry.binding}), new ones through the series directory.
  */
 export class CollectionFeed {

@@ -35,11 +35,11 @@ import type { Variant } from '../attributes';
  * proportional to the data points and the expiring slots, never to the number of series.
  * Times are on the monotonic clock, which the wall clock's steps leave alone.
  *
- * Each step also comes sliced (`expireSliced`, `consumeSliced`, `publishSliced`): the same work in
- * slices of bounded time, yielding to the event loop between them. Nothing a snapshot reads
- * changes before the publication's last, synchronous step, so the snapshot published before
- * serves, whole, while the next one is built. One tick at a time: the steps of two ticks must
- * not interleave.
+ * Each step also comes sliced (`expireSliced`, `captureSliced` then `applyCapturedSliced`,
+ * `publishSliced`): the same work in slices of bounded time, yielding to the event loop between
+ * them. Nothing a snapshot reads changes before the publication's last, synchronous step, so
+ * the snapshot published before serves, whole, while the next one is built. One tick at a time:
+ * the steps of two ticks must not interleave.
  *
  * A fault in one data point (a `legacyName` that throws, an increase that is not a finite
  * number) costs that series its data for that tick, with one warning per cause; the rest of the

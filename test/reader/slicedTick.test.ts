@@ -185,6 +185,37 @@ describe('LegacyMetricsReader sliced tick', () => {
     });
   });
 
+  describe('the collection', () => {
+    it('should be let go of once copied, well before the tick is published', async () => {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const live = rig({ ...QUIET, slicePoints: 1 });
+      record(live.provider.getMeter('m'), live.provider.getMeter('n'), 0);
+      const reader = live.reader;
+      const collect = reader.collect.bind(reader);
+      let collected: WeakRef<object> | undefined;
+      reader.collect = async options => {
+        const result = await collect(options);
+        collected = new WeakRef(result.resourceMetrics);
+        return result;
+      };
+      let goneAt: number | undefined;
+      const turns = await flushObserved(live, turn => {
+        // A collection now and then (each costs a few milliseconds), until it is gone.
+        if (goneAt !== undefined || collected === undefined || turn % 10 !== 0)
+          return;
+        gc();
+        if (collected.deref() === undefined) goneAt = turn;
+      });
+      expect(collected).toBeDefined();
+      // Gone while the points were still being applied: one data point a slice, about half of
+      // the tick's turns after the copy.
+      expect(goneAt).toBeDefined();
+      expect(goneAt!).toBeLessThan(turns * 0.75);
+      expect(reader.snapshot.generation).toBe(1);
+    });
+  });
+
   describe('shutdown', () => {
     it('should resolve only once the tick under way is published', async () => {
       const live = rig({ ...QUIET, slicePoints: 1 });

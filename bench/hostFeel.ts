@@ -25,6 +25,7 @@ import {
  * `--startup-objects N` has the host itself build N long-lived records from 1 s after it listens,
  * in slices of 2 ms (the pattern of the reader's first tick, which makes every series, without
  * the reader): what any host doing so under load meets from the collector.
+ * `--fresh-attributes` has every recording make its attributes object afresh.
  */
 
 const UPDATE_BATCHES = 20;
@@ -94,7 +95,11 @@ async function main(): Promise<void> {
       ? new BaselineReader(DEFAULT_READER_OPTIONS.histogramMaxBuckets)
       : undefined;
   const provider = new MeterProvider({ readers: [(legacy ?? baseline)!] });
-  const workload = new Workload(provider.getMeter('bench'), scale);
+  const workload = new Workload(
+    provider.getMeter('bench'),
+    scale,
+    process.argv.includes('--fresh-attributes')
+  );
   workload.populate();
 
   // The baseline collects on the legacy reader's schedule: once per slot, aligned, never overlapping.

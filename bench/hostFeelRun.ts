@@ -55,6 +55,8 @@ export async function measureHostFeel(
     readers?: readonly ('legacy' | 'baseline')[];
     /** Long-lived records the host builds itself once it listens (`hostFeel.ts --startup-objects`). */
     startupObjects?: number;
+    /** An attributes object made for each recording (`hostFeel.ts --fresh-attributes`). */
+    freshAttributes?: boolean;
   }
 ): Promise<HostFeelRow[]> {
   const rows: HostFeelRow[] = [];
@@ -72,6 +74,7 @@ export async function measureHostFeel(
         ...(options.startupObjects === undefined
           ? []
           : ['--startup-objects', String(options.startupObjects)]),
+        ...(options.freshAttributes === true ? ['--fresh-attributes'] : []),
       ],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -68,6 +68,8 @@ interface Options {
   sliceMs: number | undefined;
   /** V8 options of the host-feel processes (`--semi-space MB`, `--v8-flag F`), in order. */
   hostV8Flags: string[];
+  /** The host-feel processes make an attributes object for each recording (`--fresh-attributes`). */
+  freshAttributes: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -82,6 +84,7 @@ function parseOptions(argv: readonly string[]): Options {
     cluster: 'L',
     sliceMs: undefined,
     hostV8Flags: [],
+    freshAttributes: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -123,6 +126,9 @@ function parseOptions(argv: readonly string[]): Options {
       case '--host-only':
         options.hostOnly = true;
         break;
+      case '--fresh-attributes':
+        options.freshAttributes = true;
+        break;
       case '--slice-ms':
         options.sliceMs = number();
         break;
@@ -147,7 +153,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --v8-flag --FLAG, --cluster S|M|L|XL|none)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --v8-flag --FLAG, --fresh-attributes, --cluster S|M|L|XL|none)`
         );
     }
   }
@@ -688,7 +694,8 @@ async function main(): Promise<void> {
       `${UPDATE_FRACTION * 100}% of series updated every second; ` +
       `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}; ` +
       `the host-feel case's sliceMs ${options.sliceMs ?? `${DEFAULT_READER_OPTIONS.sliceMs} (default)`}` +
-      `${options.hostV8Flags.length === 0 ? '' : `, its processes run with ${options.hostV8Flags.join(' ')}`}. ` +
+      `${options.hostV8Flags.length === 0 ? '' : `, its processes run with ${options.hostV8Flags.join(' ')}`}` +
+      `${options.freshAttributes ? ', an attributes object made for each recording' : ''}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
     ...(options.hostOnly
       ? []

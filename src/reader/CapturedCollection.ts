@@ -4,7 +4,7 @@ import type {
   ExponentialHistogram,
 } from '@opentelemetry/sdk-metrics';
 import type { InstrumentState } from './instruments';
-import { INITIAL_COLUMN_LENGTH } from './columns';
+import { INITIAL_COLUMN_LENGTH, withRoom } from './columns';
 
 /*
  * A packed histogram point in `histograms`, from its offset: its scalars, then its non-empty
@@ -19,14 +19,6 @@ export const H_ZERO_COUNT = 5;
 export const H_POSITIVE_PAIRS = 6;
 export const H_NEGATIVE_PAIRS = 7;
 export const H_BUCKETS = 8;
-
-/** A Float64Array with room for `length` numbers: the same one, or one twice as long with its values. */
-export function withRoom(array: Float64Array, length: number): Float64Array {
-  if (length <= array.length) return array;
-  const grown = new Float64Array(Math.max(length, 2 * array.length));
-  grown.set(array);
-  return grown;
-}
 
 /**
  * One collection's data points, copied out of the SDK's objects right after the collect: each
@@ -55,10 +47,6 @@ export class CapturedCollection {
     return this._metrics;
   }
 
-  get points(): number {
-    return this._points;
-  }
-
   /** Where the points of metric `metric` start. */
   metricStart(metric: number): number {
     return metric === 0 ? 0 : this._metricEnds[metric - 1]!;
@@ -76,11 +64,7 @@ export class CapturedCollection {
   startMetric(instrument: InstrumentState): void {
     const metric = this._metrics++;
     this.instruments[metric] = instrument;
-    if (metric >= this._metricEnds.length) {
-      const grown = new Int32Array(2 * this._metricEnds.length);
-      grown.set(this._metricEnds);
-      this._metricEnds = grown;
-    }
+    this._metricEnds = withRoom(this._metricEnds, metric + 1);
     this._metricEnds[metric] = this._points;
   }
 

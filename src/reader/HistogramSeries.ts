@@ -1,4 +1,3 @@
-import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import type { LegacyValue } from '../snapshot/legacyValues';
 import {
   histogramValue,
@@ -21,13 +20,8 @@ import {
   type SlotEntries,
 } from './slotEntries';
 import type { HistogramRecordStage } from './HistogramRecordStage';
-import { H_COUNT, packHistogram, withRoom } from './CapturedCollection';
+import { H_COUNT } from './CapturedCollection';
 import { Series } from './series';
-
-/** Where {@link HistogramSeries.add} packs an SDK point. */
-let scratch: Float64Array = new Float64Array(256);
-const growScratch = (length: number): Float64Array =>
-  (scratch = withRoom(scratch, length));
 
 /** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
 const NO_SLOT = -(2 ** 30);
@@ -79,15 +73,6 @@ export class HistogramSeries extends Series<HistogramRecord> {
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
     return this.publish().aggregate;
-  }
-
-  /**
-   * Adds one delta data point of the SDK to `slot`. Returns true when the slot had no data
-   * yet, i.e. when the caller must schedule its expiry.
-   */
-  add(slot: number, point: ExponentialHistogram): boolean {
-    packHistogram(point, growScratch, 0);
-    return this.addPacked(slot, scratch, 0);
   }
 
   /**

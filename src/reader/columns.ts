@@ -5,10 +5,14 @@ export const INITIAL_COLUMN_LENGTH = 1024;
 
 type Column = Float64Array | Int32Array | Uint8Array;
 
-/** A column twice as long as `column`, with its values. */
-function grownColumn<T extends Column>(column: T): T {
+/**
+ * A column with room for `length` values: the same one, or one at least twice as long with its
+ * values, so that a column grown a little at a time is copied a few times only.
+ */
+export function withRoom<T extends Column>(column: T, length: number): T {
+  if (length <= column.length) return column;
   const next = new (column.constructor as new (length: number) => T)(
-    column.length * 2
+    Math.max(length, 2 * column.length)
   );
   next.set(column);
   return next;
@@ -23,5 +27,5 @@ export function withRoomFor<T extends Column[]>(
   columns: [...T]
 ): [...T] {
   if (number < columns[0]!.length) return columns;
-  return columns.map(grownColumn) as [...T];
+  return columns.map(column => withRoom(column, number + 1)) as [...T];
 }

@@ -10,12 +10,7 @@ import { getOrMake } from '../getOrMake';
 import type { MetricKind } from '../snapshot/legacyValues';
 import type { MeterFilter, MeterScope } from './meterSelection';
 import { metricShape, type KindsByShape } from './metricShape';
-import {
-  knownBinding,
-  setKeyOf,
-  SingleAttributes,
-  type SetKey,
-} from './attributeSets';
+import { setKeyOf, SingleAttributes, type SetKey } from './attributeSets';
 import { pointFeedOf, type PointFeed } from './pointFeeds';
 import type { Series } from './series';
 import type { ValueSource } from './ValueSeries';
@@ -176,16 +171,15 @@ export class InstrumentRegistry {
   }
 
   /**
-   * The binding of an attribute set, made by `bind` on first sight. `bind` returns undefined
-   * for a failure of this tick only: nothing is remembered, and the next tick asks again.
+   * The binding of an attribute set that `knownBinding` (attributeSets.ts) does not know (asked first, on
+   * the tick's path), made by `bind` on first sight. `bind` returns undefined for a failure of
+   * this tick only: nothing is remembered, and the next tick asks again.
    */
   binding(
     instrument: InstrumentState,
     attributes: Attributes,
     bind: () => Binding | undefined
   ): Binding | undefined {
-    const known = knownBinding(instrument, attributes);
-    if (known !== undefined) return known;
     // A worker's message shares one object per attribute set among its instruments: its key is
     // made once per message; the process's own sets are keyed once per series, or once per
     // object for an application that makes one for each recording.

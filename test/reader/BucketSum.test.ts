@@ -1,4 +1,4 @@
-import { packHistogram } from '../../src/reader/CapturedCollection';
+import { packed } from '../support/packedHistogram';
 import type { ExponentialHistogram } from '@opentelemetry/sdk-metrics';
 import { BucketSum } from '../../src/reader/BucketSum';
 import {
@@ -66,22 +66,11 @@ function reference(points: ExponentialHistogram[]) {
   return merged;
 }
 
-/** Appends an SDK point as the entry of `slot`, packed as a captured collection packs it. */
-function appendPoint(
-  entries: SlotEntries,
-  slot: number,
-  p: ExponentialHistogram
-): number {
-  let packed = new Float64Array(0);
-  packHistogram(p, length => (packed = new Float64Array(length)), 0);
-  return appendEntry(entries, slot, packed, 0);
-}
-
 function added(points: ExponentialHistogram[]) {
   const entries: SlotEntries = [];
   const sum = new BucketSum();
   const starts = points.map((p, slot) => {
-    const at = appendPoint(entries, slot, p);
+    const at = appendEntry(entries, slot, packed(p), 0);
     sum.addEntry(entries, at);
     return at;
   });
@@ -162,7 +151,7 @@ describe('BucketSum', () => {
     });
     sum.subtractEntry(entries, starts[2]!);
     expect(sum.toAggregate()).toEqual(emptyAggregate());
-    const again = appendPoint(entries, 9, point(5, { 20: 1 }));
+    const again = appendEntry(entries, 9, packed(point(5, { 20: 1 })), 0);
     sum.addEntry(entries, again);
     expect(sum.toAggregate()).toMatchObject({
       scale: 5,

@@ -17,6 +17,7 @@ import { NameTotals } from '../../src/reader/series';
 import { HistogramRecordStage } from '../../src/reader/HistogramRecordStage';
 import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { Slicer } from '../../src/reader/Slicer';
+import { packed } from '../support/packedHistogram';
 import { LegacyMetricsReader } from '../../src';
 
 /** Exponential histogram points as the SDK makes them: record values, collect one delta. */
@@ -55,7 +56,7 @@ describe('HistogramSeries', () => {
     it('should count, sum and bound every value recorded in the window', async () => {
       const [point] = await sdkPoints([[5, 10, 15]]);
       const window = newWindow();
-      expect(window.add(7, point)).toBe(true);
+      expect(window.addPacked(7, packed(point), 0)).toBe(true);
       expect(window.aggregate).toMatchObject({
         count: 3,
         sum: 30,
@@ -73,8 +74,8 @@ describe('HistogramSeries', () => {
         [1000, 2000],
       ]);
       const window = newWindow();
-      expect(window.add(3, a)).toBe(true);
-      expect(window.add(3, b)).toBe(false);
+      expect(window.addPacked(3, packed(a), 0)).toBe(true);
+      expect(window.addPacked(3, packed(b), 0)).toBe(false);
       expect(window.aggregate).toMatchObject({
         count: 4,
         sum: 3003,
@@ -91,8 +92,8 @@ describe('HistogramSeries', () => {
         [50, 60],
       ]);
       const window = newWindow();
-      window.add(1, a);
-      window.add(2, b);
+      window.addPacked(1, packed(a), 0);
+      window.addPacked(2, packed(b), 0);
       expect(window.expireThrough(0)).toBe(false);
       expect(window.expireThrough(1)).toBe(true);
       expect(window.aggregate).toMatchObject({
@@ -110,7 +111,7 @@ describe('HistogramSeries', () => {
         [100, 101],
       ]);
       const window = newWindow();
-      window.add(1, wide);
+      window.addPacked(1, packed(wide), 0);
       const coarse = window.aggregate.scale;
       window.expireThrough(1);
       expect(window.aggregate).toMatchObject({
@@ -119,7 +120,7 @@ describe('HistogramSeries', () => {
         zeroCount: 0,
       });
       expect(window.publish()).toBe(EMPTY_HISTOGRAM_RECORD);
-      window.add(2, narrow);
+      window.addPacked(2, packed(narrow), 0);
       expect(window.aggregate.scale).toBeGreaterThan(coarse);
     });
   });
@@ -142,11 +143,11 @@ describe('HistogramSeries', () => {
         // A window of three slots: each slot added expires the oldest, so the window's entries
         // move to a new array now and then, while the records keep reading the old one.
         window.expireThrough(i - 3);
-        window.add(i, point);
+        window.addPacked(i, packed(point), 0);
         take();
         // A second point for the same slot rewrites the newest entry.
         if (i % 4 === 3) {
-          window.add(i, points[0]!);
+          window.addPacked(i, packed(points[0]!), 0);
           take();
         }
       });
@@ -178,10 +179,10 @@ describe('stageRecord', () => {
     points.forEach((point, i) => {
       // The window moves on after each stage: slots added, merged, expired, moved to new arrays.
       window.expireThrough(i - 3);
-      window.add(i, point);
+      window.addPacked(i, packed(point), 0);
       stageNow();
       if (i % 2 === 1) {
-        window.add(i, points[0]!);
+        window.addPacked(i, packed(points[0]!), 0);
         stageNow();
       }
     });
@@ -218,7 +219,7 @@ describe('HistogramRecordStage', () => {
       records.push(undefined);
       const window = new HistogramSeries(totals, 0, 1, i);
       // Every third window empty: its record is the empty one.
-      if (i % 3 !== 0) window.add(1, point!);
+      if (i % 3 !== 0) window.addPacked(1, packed(point!), 0);
       window.stageRecord(stage);
       return window;
     });
@@ -248,10 +249,10 @@ describe("a name's summed buckets", () => {
       mergeInto(aggregate, b.aggregate);
       return aggregate;
     };
-    a.add(1, points[0]!);
-    b.add(1, points[1]!);
-    a.add(2, points[2]!);
-    b.add(3, points[3]!);
+    a.addPacked(1, packed(points[0]!), 0);
+    b.addPacked(1, packed(points[1]!), 0);
+    a.addPacked(2, packed(points[2]!), 0);
+    b.addPacked(3, packed(points[3]!), 0);
     const buckets = (aggregate: HistogramAggregate) => ({
       scale: aggregate.scale,
       count: aggregate.count,
@@ -284,7 +285,7 @@ describe('quantiles', () => {
     async (_name, values) => {
       const [point] = await sdkPoints([values]);
       const window = newWindow();
-      window.add(0, point);
+      window.addPacked(0, packed(point), 0);
       const qs = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999];
       const estimates = quantiles(window.aggregate, qs);
       const limit = bound(window.aggregate);
@@ -333,7 +334,7 @@ describe('quantiles', () => {
   it('should take the zero bucket from the SDK for recorded zeros', async () => {
     const [point] = await sdkPoints([[0, 0, 0, 10]]);
     const window = newWindow();
-    window.add(0, point);
+    window.addPacked(0, packed(point), 0);
     expect(window.aggregate.zeroCount).toBe(3);
     expect(quantiles(window.aggregate, [0.5, 0.75, 1])).toEqual([0, 0, 10]);
   });
@@ -341,7 +342,7 @@ describe('quantiles', () => {
   it('should give exact values when every value is equal', async () => {
     const [point] = await sdkPoints([[42, 42, 42]]);
     const window = newWindow();
-    window.add(0, point);
+    window.addPacked(0, packed(point), 0);
     expect(quantiles(window.aggregate, [0.5, 0.999])).toEqual([42, 42]);
   });
 
@@ -358,8 +359,8 @@ describe('mergeInto', () => {
     ]);
     const a = newWindow();
     const b = newWindow();
-    a.add(0, fine);
-    b.add(0, coarse);
+    a.addPacked(0, packed(fine), 0);
+    b.addPacked(0, packed(coarse), 0);
     const merged = emptyAggregate();
     mergeInto(merged, a.aggregate);
     mergeInto(merged, b.aggregate);

@@ -4,6 +4,7 @@ import {
   captureCursor,
   CollectionFeed,
   feedCursor,
+  type CaptureCursor,
   type FeedCursor,
 } from './CollectionFeed';
 import type { PointSink } from './pointFeeds';
@@ -163,13 +164,12 @@ export class MetricStore {
     monotonicMs: number,
     source = ''
   ): void {
-    this._feed.capture(
+    this._captured(
       resourceMetrics,
       captureCursor(),
-      this._capture,
-      this._tickGen,
       Slicer.unbounded(),
-      source
+      source,
+      false
     );
     const sink = this._feed.sink(slot, monotonicMs, this._tickGen);
     this._feedCaptured(feedCursor(), sink, Slicer.unbounded());
@@ -188,22 +188,33 @@ export class MetricStore {
     source = ''
   ): Promise<void> {
     const cursor = captureCursor();
-    const capture = this._capture;
+    while (!this._captured(resourceMetrics, cursor, slicer, source, true))
+      await slicer.pause();
+  }
+
+  /**
+   * Copies from `cursor` until done (true) or until `slicer` ends the slice (false: call again
+   * to resume). A copy that fails is dropped whole, so that the next starts afresh.
+   */
+  private _captured(
+    resourceMetrics: ResourceMetrics,
+    cursor: CaptureCursor,
+    slicer: Slicer,
+    source: string,
+    release: boolean
+  ): boolean {
     try {
-      while (
-        !this._feed.capture(
-          resourceMetrics,
-          cursor,
-          capture,
-          this._tickGen,
-          slicer,
-          source,
-          true
-        )
-      )
-        await slicer.pause();
+      return this._feed.capture(
+        resourceMetrics,
+        cursor,
+        this._capture,
+        this._tickGen,
+        slicer,
+        source,
+        release
+      );
     } catch (error) {
-      capture.clear();
+      this._capture.clear();
       throw error;
     }
   }

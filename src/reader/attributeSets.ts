@@ -42,11 +42,13 @@ export function setKeyOf(attributes: Attributes): SetKey {
 /**
  * A number for each attribute (key and string value) that makes a set on its own, shared by all
  * instruments: the table stays in the processor's cache through a tick (a few thousand host
- * types), where each instrument's map of strings would be read cold, and an instrument finds
- * its binding at that number in an array.
+ * types), where each instrument's map would be read cold, and an instrument finds its binding
+ * at that number in an array. The attributes objects the application keeps are remembered
+ * here too, by object, once for all instruments.
  */
 export class SingleAttributes {
   private readonly _byKey = new Map<string, Map<string, number>>();
+  private readonly _byObject = new WeakMap<Attributes, number>();
   private _count = 0;
 
   numberOf(key: string, value: string): number | undefined {
@@ -56,6 +58,16 @@ export class SingleAttributes {
   numberOrNew(key: string, value: string): number {
     const values = getOrMake(this._byKey, key, () => new Map<string, number>());
     return getOrMake(values, value, () => this._count++);
+  }
+
+  /** The number of the set `attributes` was remembered with, if it was. */
+  numberOfObject(attributes: Attributes): number | undefined {
+    return this._byObject.get(attributes);
+  }
+
+  /** Remembers `attributes`, a set of one string attribute, with its number. */
+  remember(attributes: Attributes, number: number): void {
+    this._byObject.set(attributes, number);
   }
 }
 
@@ -95,6 +107,9 @@ export function knownBinding(
   instrument: InstrumentState,
   attributes: Attributes
 ): Binding | undefined {
+  // One map for every instrument's sets of one attribute: a few thousand objects, read warm.
+  const number = instrument.singles.numberOfObject(attributes);
+  if (number !== undefined) return instrument.bySingle[number];
   const byObject = instrument.byIdentity?.get(attributes);
   if (byObject !== undefined) return byObject;
   const bound = boundBySingle(instrument, attributes);

@@ -44,9 +44,10 @@ export interface InstrumentState {
   /** The numbers of such attributes, shared by every instrument of the registry. */
   readonly singles: SingleAttributes;
   /**
-   * Every other attribute set by object first: the SDK hands back the object it was first given
-   * in the interval, the same one each time for an application that keeps it. Undefined for a
-   * cluster worker's instruments, whose messages are decoded afresh each time.
+   * Every other attribute set by object first (those of one attribute are remembered by object
+   * in {@link singles}): the SDK hands back the object it was first given in the interval, the
+   * same one each time for an application that keeps it. Undefined for a cluster worker's
+   * instruments, whose messages are decoded afresh each time.
    */
   readonly byIdentity: WeakMap<Attributes, Binding> | undefined;
   /** Every other attribute set, by {@link attributesKey}. */
@@ -201,16 +202,17 @@ export class InstrumentRegistry {
       number === undefined
         ? instrument.byKey.get(setKey.key)
         : instrument.bySingle[number];
-    const isNew = binding === undefined;
     if (binding === undefined) {
       binding = bind();
       if (binding === undefined) return undefined;
       if (number === undefined) instrument.byKey.set(setKey.key, binding);
       else instrument.bySingle[number] = binding;
     }
-    // A set of one string attribute is found without its object: only the object it came with
-    // first is remembered, so that objects made for one recording do not pile up in the map.
-    if (isNew || single === undefined) byIdentity?.set(attributes, binding);
+    // Objects are remembered only here, as an instrument meets a set: those the application
+    // keeps are met early, and objects made for one recording do not pile up in the maps.
+    if (byIdentity === undefined) return binding;
+    if (number === undefined) byIdentity.set(attributes, binding);
+    else this._singles.remember(attributes, number);
     return binding;
   }
 

@@ -101,4 +101,30 @@ describe('attributes objects kept, made for each recording, or renewed', () => {
       .metrics;
     expect(host.stanzasSent).toEqual({ count: 9, one: 9 });
   });
+
+  it('finds a kept object by every instrument of every meter, including one that meets it later', async () => {
+    const rig = createRig({ hostTypes: ['alpha', 'beta'] });
+    rigs.push(rig);
+    const alpha = { host_type: 'alpha' };
+    const alphaAgain = { host_type: 'alpha' };
+    const beta = { host_type: 'beta' };
+    const server = rig.provider.getMeter('server').createCounter('stanzasSent');
+    const other = rig.provider.getMeter('other');
+    const errors = other.createCounter('errors');
+    for (let tick = 0; tick < 3; tick++) {
+      server.add(1, alpha);
+      server.add(2, beta);
+      errors.add(10, alphaAgain);
+      // An instrument first met in the second tick, with objects the others made known.
+      if (tick > 0) other.createCounter('retries').add(100, alpha);
+      await rig.advance(1000);
+    }
+    const metrics = (hostType: string) =>
+      read(rig.reader, `metrics/host_type/${hostType}`).json.metrics;
+    expect(metrics('alpha').stanzasSent).toEqual({ count: 3, one: 3 });
+    expect(metrics('alpha').errors).toEqual({ count: 30, one: 30 });
+    expect(metrics('alpha').retries).toEqual({ count: 200, one: 200 });
+    expect(metrics('beta').stanzasSent).toEqual({ count: 6, one: 6 });
+    expect(metrics('beta').retries).toEqual({ count: 0, one: 0 });
+  });
 });

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { GCProfiler, type GCProfilerResult } from 'node:v8';
 import { collectorWork } from './collectorWork';
 import {
@@ -49,6 +50,8 @@ import {
  * on the event loop, beyond the SDK's collect, without the collector's tasks that run between
  * slices (which `tickCpuMs`, the process's CPU, counts when they land in the tick).
  * `gc` is the collector's main-thread time per measured tick and what its scavenges promoted;
+ * `collectionsInTicks` how many measured ticks a collector's pause landed in, and the CPU of
+ * the others;
  * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap;
  * `--fresh-attributes` has every recording make its attributes object afresh.
  */
@@ -179,13 +182,40 @@ async function collectGarbage(): Promise<void> {
   }
 }
 
-function cpuAndWall(
-  cpu: NodeJS.CpuUsage,
-  wall: number
-): { cpuMs: number; wallMs: number } {
+/** A timed tick: its CPU and wall-clock time, and when it started on the performance timeline. */
+interface TickTime {
+  cpuMs: number;
+  wallMs: number;
+  startMs: number;
+}
+
+function cpuAndWall(cpu: NodeJS.CpuUsage, wall: number): TickTime {
   const wallMs = performance.now() - wall;
   const spent = process.cpuUsage(cpu);
-  return { cpuMs: (spent.user + spent.system) / 1000, wallMs };
+  return { cpuMs: (spent.user + spent.system) / 1000, wallMs, startMs: wall };
+}
+
+/**
+ * The measured ticks that a garbage collection's pause overlapped, and the CPU of the others:
+ * where the collector's work lands is set by when the young generation fills, which a tick that
+ * yields to the event loop (in slices) gives more chances to land in.
+ */
+function collectionsInTicks(
+  ticks: readonly TickTime[],
+  pauses: readonly PerformanceEntry[]
+): { ticks: number; cpuMsOfTheOthers: ReturnType<typeof summary> } {
+  const others = ticks.filter(
+    tick =>
+      !pauses.some(
+        pause =>
+          pause.startTime < tick.startMs + tick.wallMs &&
+          pause.startTime + pause.duration > tick.startMs
+      )
+  );
+  return {
+    ticks: ticks.length - others.length,
+    cpuMsOfTheOthers: summary(others.map(tick => tick.cpuMs)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -233,7 +263,7 @@ async function main(): Promise<void> {
 
   let kindCosts = new Map<Kind, KindCost>();
   /** One tick: the reader's, or the store's alone after a collection outside the timing. */
-  const tick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
+  const tick = async (): Promise<TickTime> => {
     if (store === undefined) {
       const cpu = process.cpuUsage();
       const wall = performance.now();
@@ -255,7 +285,7 @@ async function main(): Promise<void> {
     store.publish(clock.now, clock.now);
     return cpuAndWall(cpu, wall);
   };
-  const timeTick = async (): Promise<{ cpuMs: number; wallMs: number }> => {
+  const timeTick = async (): Promise<TickTime> => {
     // Yield first, so that no other work lands inside the measurement.
     await new Promise(resolve => setImmediate(resolve));
     return tick();
@@ -283,12 +313,19 @@ async function main(): Promise<void> {
   const profiler = profile === undefined ? undefined : await startProfile();
   const gcProfiler = new GCProfiler();
   gcProfiler.start();
+  const pauseEntries: PerformanceEntry[] = [];
+  const pauses = new PerformanceObserver(list =>
+    pauseEntries.push(...list.getEntries())
+  );
+  pauses.observe({ entryTypes: ['gc'] });
+  const measuredTimes: TickTime[] = [];
   kindCosts = new Map();
   const cycleStart = process.cpuUsage();
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
     workload.update(updatesPerTick);
     const measured = await timeTick();
+    measuredTimes.push(measured);
     cpu.push(measured.cpuMs);
     wall.push(measured.wallMs);
     if (legacy !== undefined)
@@ -304,6 +341,10 @@ async function main(): Promise<void> {
     if (legacy !== undefined) slicesMs.push(legacy.lastTickSlices.totalMs);
   }
   const cycle = process.cpuUsage(cycleStart);
+  // The collector's entries come to the observer a task later.
+  await new Promise(resolve => setTimeout(resolve, 10));
+  pauses.disconnect();
+  const collections = collectionsInTicks(measuredTimes, pauseEntries);
   const gc = gcPerTick(gcProfiler.stop().statistics, measuredTicks);
   const cycleCpuMs = (cycle.user + cycle.system) / 1000 / measuredTicks;
   if (profiler !== undefined) await profiler.stopInto(profile!);
@@ -345,6 +386,7 @@ async function main(): Promise<void> {
     tickCpuMs: summary(cpu),
     cycleCpuMs,
     gc,
+    collectionsInTicks: collections,
     tickWallMs: summary(wall),
     longestSliceCpuMs,
     longestSliceMs,

@@ -172,9 +172,9 @@ export class InstrumentRegistry {
   }
 
   /**
-   * The binding of an attribute set that `knownBinding` (attributeSets.ts) does not know (asked first, on
-   * the tick's path), made by `bind` on first sight. `bind` returns undefined for a failure of
-   * this tick only: nothing is remembered, and the next tick asks again.
+   * The binding of an attribute set that `knownBinding` (attributeSets.ts, asked first, on the
+   * tick's path) does not know, made by `bind` on first sight. `bind` returns undefined for a
+   * failure of this tick only: nothing is remembered, and the next tick asks again.
    */
   binding(
     instrument: InstrumentState,
@@ -182,8 +182,8 @@ export class InstrumentRegistry {
     bind: () => Binding | undefined
   ): Binding | undefined {
     // A worker's message shares one object per attribute set among its instruments: its key is
-    // made once per message; the process's own sets are keyed once per series, or once per
-    // object for an application that makes one for each recording.
+    // made once per message; the process's own sets are keyed once per instrument and set, and
+    // a set of several attributes once per object when the application makes one per recording.
     let setKey: SetKey | undefined;
     const byIdentity = instrument.byIdentity;
     if (byIdentity === undefined) {

@@ -1,16 +1,17 @@
 import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
 import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramSeries';
 import type { RecordTableEditor } from './RecordTable';
-import type { SlotEntries } from './slotEntries';
+import type { SlotFrame } from './HistogramSlots';
 import type { Slicer } from './Slicer';
 
-/** The numbers staged per record: where its slots are in the entries, and the window's scale and counts. */
-const FROM = 0;
-const TO = 1;
-const SCALE = 2;
-const COUNT = 3;
-const ZERO_COUNT = 4;
-const STRIDE = 5;
+/** The numbers staged per record: where its newest entry is, its first slot gone, and the window's scale and counts. */
+const NEWEST_SLOT = 0;
+const NEWEST_AT = 1;
+const THROUGH = 2;
+const SCALE = 3;
+const COUNT = 4;
+const ZERO_COUNT = 5;
+const STRIDE = 6;
 
 /**
  * The records of the histograms that changed in a tick, staged as the parts of the window each
@@ -23,35 +24,38 @@ const STRIDE = 5;
 export class HistogramRecordStage {
   /** Kept from tick to tick, so that staging grows nothing once the ticks are alike. */
   private readonly _indexes: number[] = [];
-  private readonly _entries: (SlotEntries | undefined)[] = [];
+  private readonly _frames: (SlotFrame | undefined)[] = [];
   private _numbers = new Float64Array(STRIDE * INITIAL_COLUMN_LENGTH);
   private _staged = 0;
   /** How many of the staged records are made, between two slices. */
   private _made = 0;
 
   /**
-   * Stages the record at `index` of a window whose slots are `entries` from `from` to `to`, or
-   * of an empty window (`entries` undefined).
+   * Stages the record at `index` of a window whose entries are in `frame`, back from the one at
+   * `newestAt` of `newestSlot` while their slot is after `through`; or of an empty window
+   * (`frame` undefined).
    */
   stage(
     index: number,
-    entries: SlotEntries | undefined,
-    from: number,
-    to: number,
+    frame: SlotFrame | undefined,
+    newestSlot: number,
+    newestAt: number,
+    through: number,
     scale: number,
     count: number,
     zeroCount: number
   ): void {
     const at = this._staged++;
     this._indexes[at] = index;
-    this._entries[at] = entries;
+    this._frames[at] = frame;
     const first = STRIDE * at;
     // Checked here, not by `withRoomFor` alone: its list of columns would be an allocation per point.
     if (first + STRIDE > this._numbers.length)
       [this._numbers] = withRoomFor(first + STRIDE - 1, [this._numbers]);
     const numbers = this._numbers;
-    numbers[first + FROM] = from;
-    numbers[first + TO] = to;
+    numbers[first + NEWEST_SLOT] = newestSlot;
+    numbers[first + NEWEST_AT] = newestAt;
+    numbers[first + THROUGH] = through;
     numbers[first + SCALE] = scale;
     numbers[first + COUNT] = count;
     numbers[first + ZERO_COUNT] = zeroCount;
@@ -65,19 +69,20 @@ export class HistogramRecordStage {
     const numbers = this._numbers;
     while (this._made < this._staged) {
       const at = this._made++;
-      const entries = this._entries[at];
+      const frame = this._frames[at];
       const first = STRIDE * at;
       records.set(
         this._indexes[at]!,
-        entries === undefined
+        frame === undefined
           ? EMPTY_HISTOGRAM_RECORD
           : new HistogramRecord(
               numbers[first + SCALE]!,
               numbers[first + COUNT]!,
               numbers[first + ZERO_COUNT]!,
-              entries,
-              numbers[first + FROM]! | 0,
-              numbers[first + TO]! | 0
+              frame,
+              numbers[first + NEWEST_SLOT]!,
+              numbers[first + NEWEST_AT]! | 0,
+              numbers[first + THROUGH]!
             )
       );
       if (slicer.due()) return false;
@@ -85,9 +90,9 @@ export class HistogramRecordStage {
     return true;
   }
 
-  /** Starts the next tick's stage, letting go of the entries this one named. */
+  /** Starts the next tick's stage, letting go of the frames this one named. */
   clear(): void {
-    this._entries.fill(undefined, 0, this._staged);
+    this._frames.fill(undefined, 0, this._staged);
     this._staged = 0;
     this._made = 0;
   }

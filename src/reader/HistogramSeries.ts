@@ -7,47 +7,57 @@ import {
 } from './histogramBuckets';
 import {
   aggregateOf,
-  appendEntry,
-  appendMerged,
   COUNT,
   MAX,
+  mergedEntry,
   MIN,
-  nextEntry,
+  NEXT_AT,
+  NEXT_SLOT,
+  NO_SLOT,
+  packedEntryLength,
+  PREV_AT,
+  PREV_SLOT,
   SCALE,
-  SLOT,
   SUM,
+  writeEntry,
+  writeMerged,
   ZERO_COUNT,
   type SlotEntries,
 } from './slotEntries';
+import {
+  EMPTY_FRAME,
+  type HistogramSlots,
+  type SlotFrame,
+} from './HistogramSlots';
 import type { HistogramRecordStage } from './HistogramRecordStage';
 import { H_COUNT } from './CapturedCollection';
 import { Series } from './series';
 
-/** Below every slot a clock gives: the reader's clocks count from the epoch, or from 0 in tests. */
-const NO_SLOT = -(2 ** 30);
-
 /**
  * Histogram: the window's count, exact mean, min and max, and estimated percentiles. Its working
  * state is a histogram over a sliding window of slots, fed by the SDK's base-2 exponential
- * histogram deltas (one per slot), held in the series itself: a data point reads one object
- * before the window's slots. It keeps the window's scale and counts as slots come and go, and
- * the slots' buckets packed (see {@link SlotEntries}), so adding a slot and expiring one cost
- * only the slots they touch.
+ * histogram deltas (one per slot). It keeps the window's scale and counts as slots come and go,
+ * and each slot's buckets packed as an entry among the name's entries of that slot (see
+ * {@link HistogramSlots}), linked to the window's entry before and after it: adding a slot and
+ * expiring one cost only the entries they touch.
  *
- * The slots' entries are written once and never changed: a new slot is appended, an expired
- * one is left before the window's start, so the records published from the window share its array
- * and read their own part of it. Once the expired part is as long as the rest, the next slot
- * goes into a new array of the live part; the records keep the old one.
+ * Entries are written once and never changed but for their link to the next, so the records
+ * published from the window read its entries where they are, back from the newest.
  *
  * Every slot added is also added to the name's summed buckets (`totals.shared`), and taken out
  * again when it expires: what `/all` serves without merging every window.
+ *
+ * Slots come in order: a point for a slot older than the window's newest (which a clock that
+ * counts up never gives) joins the newest.
  */
 export class HistogramSeries extends Series<HistogramRecord> {
-  /** Entries of slots with data, oldest first, from `_from`; those before it expired. */
-  private _entries: SlotEntries = [];
-  private _from = 0;
-  /** Where the newest entry starts; -1 while the window is empty. */
-  private _lastAt = -1;
+  /** The entries of the name's windows, this one's among them. */
+  private readonly _slots: HistogramSlots = this.totals.slots!;
+  /** The window's oldest entry and its newest: their slots are NO_SLOT while it is empty. */
+  private _oldestSlot = NO_SLOT;
+  private _oldestAt = 0;
+  private _newestSlot = NO_SLOT;
+  private _newestAt = 0;
   /*
    * The window's scale and counts, kept as slots come and go: what publishing reads. Its scale
    * is the coarsest of the slots added since the window was last empty (detail once merged away
@@ -58,11 +68,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
   private _scale = MAX_SCALE;
   private _count = 0;
   private _zeroCount = 0;
-  /**
-   * The last slot expired through: every slot up to it is gone, and later data is newer. It
-   * starts below any slot a clock gives, as a small integer, so that the field never needs a
-   * number of its own on the heap.
-   */
+  /** The last slot expired through: every slot up to it is gone, and later data is newer. */
   private _expiredThrough = NO_SLOT;
   /**
    * The scale of its record as last published, NaN while that was empty: what the name's count
@@ -82,30 +88,57 @@ export class HistogramSeries extends Series<HistogramRecord> {
    */
   addPacked(slot: number, packed: Float64Array, from: number): boolean {
     if (packed[from + H_COUNT] === 0) return false;
-    const lastAt = this._lastAt;
-    const merging = lastAt >= 0 && this._entries[lastAt + SLOT] === slot;
-    if (!merging && this._from > 0 && 2 * this._from >= this._entries.length)
-      this._compact();
-    const entries = this._entries;
-    const at = appendEntry(entries, slot, packed, from);
-    this._scale =
-      lastAt < 0
-        ? entries[at + SCALE]!
-        : Math.min(this._scale, entries[at + SCALE]!);
+    const newestSlot = this._newestSlot;
+    if (slot <= newestSlot) {
+      slot = newestSlot;
+      this._merge(slot, packed, from);
+      return false;
+    }
+    const slots = this._slots;
+    const at = slots.reserve(slot, packedEntryLength(packed, from));
+    const entries = slots.entriesOf(slot);
+    writeEntry(entries, at, slot, packed, from, newestSlot, this._newestAt);
+    if (newestSlot === NO_SLOT) {
+      this._oldestSlot = slot;
+      this._oldestAt = at;
+      this._scale = entries[at + SCALE]!;
+    } else {
+      linkNext(slots.entriesOf(newestSlot), this._newestAt, slot, at);
+      this._scale = Math.min(this._scale, entries[at + SCALE]!);
+    }
+    this._newestSlot = slot;
+    this._newestAt = at;
+    this._counted(entries, at);
+    return true;
+  }
+
+  /** Counts the entry at `at` into the window's counts and the name's sum. */
+  private _counted(entries: SlotEntries, at: number): void {
     this._count += entries[at + COUNT]!;
     this._zeroCount += entries[at + ZERO_COUNT]!;
     this.totals.shared!.addEntry(entries, at);
-    if (merging) {
-      // The newest entry changes: into a new array, as published records may read this one.
-      const merged = entries.slice(this._from, lastAt);
-      appendMerged(merged, entries, lastAt, at);
-      this._entries = merged;
-      this._lastAt = lastAt - this._from;
-      this._from = 0;
-      return false;
-    }
-    this._lastAt = at;
-    return true;
+  }
+
+  /**
+   * Adds a second point to the newest slot: the slot's entry and the point become one entry,
+   * written anew, as published records may read the one the slot had.
+   */
+  private _merge(slot: number, packed: Float64Array, from: number): void {
+    const slots = this._slots;
+    const was = this._newestAt;
+    const merged = mergedEntry(slots.entriesOf(slot), was, packed, from);
+    // Reserved before the old entry is released, so that the slot's array stays.
+    const at = slots.reserve(slot, merged.length);
+    const entries = slots.entriesOf(slot);
+    const prevSlot = entries[was + PREV_SLOT]!;
+    const prevAt = entries[was + PREV_AT]! | 0;
+    writeMerged(entries, at, slot, merged, prevSlot, prevAt);
+    if (this._oldestSlot === slot) this._oldestAt = at;
+    else linkNext(slots.entriesOf(prevSlot), prevAt, slot, at);
+    slots.release(slot);
+    this._newestAt = at;
+    this._scale = Math.min(this._scale, merged.point[SCALE]!);
+    this._counted(merged.point, 0);
   }
 
   /**
@@ -116,28 +149,32 @@ export class HistogramSeries extends Series<HistogramRecord> {
   expireThrough(slot: number): boolean {
     if (slot <= this._expiredThrough) return false;
     this._expiredThrough = slot;
-    const entries = this._entries;
-    const end = this._lastAt < 0 ? this._from : entries.length;
+    let oldest = this._oldestSlot;
+    if (oldest === NO_SLOT || oldest > slot) return false;
+    const slots = this._slots;
     const shared = this.totals.shared!;
-    let at = this._from;
-    while (at < end && entries[at + SLOT]! <= slot) {
+    let at = this._oldestAt;
+    while (oldest !== NO_SLOT && oldest <= slot) {
+      const entries = slots.entriesOf(oldest);
       this._count -= entries[at + COUNT]!;
       this._zeroCount -= entries[at + ZERO_COUNT]!;
       shared.subtractEntry(entries, at);
-      at = nextEntry(entries, at);
+      const next = entries[at + NEXT_SLOT]!;
+      at = entries[at + NEXT_AT]! | 0;
+      slots.release(oldest);
+      oldest = next;
     }
-    if (at === this._from) return false;
-    if (at === end) {
+    if (oldest === NO_SLOT) {
       // Start afresh so that the next data regains full resolution.
-      this._entries = [];
-      this._from = 0;
-      this._lastAt = -1;
+      this._oldestSlot = NO_SLOT;
+      this._newestSlot = NO_SLOT;
       this._scale = MAX_SCALE;
       this._count = 0;
       this._zeroCount = 0;
       return true;
     }
-    this._from = at;
+    this._oldestSlot = oldest;
+    this._oldestAt = at;
     return true;
   }
 
@@ -146,15 +183,16 @@ export class HistogramSeries extends Series<HistogramRecord> {
    * record's scale, NaN when the window is empty.
    */
   stageRecord(stage: HistogramRecordStage): number {
-    if (this._lastAt < 0) {
-      stage.stage(this.index, undefined, 0, 0, MAX_SCALE, 0, 0);
+    if (this._newestSlot === NO_SLOT) {
+      stage.stage(this.index, undefined, NO_SLOT, 0, NO_SLOT, MAX_SCALE, 0, 0);
       return NaN;
     }
     stage.stage(
       this.index,
-      this._entries,
-      this._from,
-      this._entries.length,
+      this._slots.frame(),
+      this._newestSlot,
+      this._newestAt,
+      this._expiredThrough,
       this._scale,
       this._count,
       this._zeroCount
@@ -164,24 +202,28 @@ export class HistogramSeries extends Series<HistogramRecord> {
 
   /** The window as it is now, as an immutable record that later changes leave alone. */
   publish(): HistogramRecord {
-    if (this._lastAt < 0) return EMPTY_HISTOGRAM_RECORD;
+    if (this._newestSlot === NO_SLOT) return EMPTY_HISTOGRAM_RECORD;
     return new HistogramRecord(
       this._scale,
       this._count,
       this._zeroCount,
-      this._entries,
-      this._from,
-      this._entries.length
+      this._slots.frame(),
+      this._newestSlot,
+      this._newestAt,
+      this._expiredThrough
     );
   }
+}
 
-  /** Moves the live entries into an array of their own: the expired ones stay with the records. */
-  private _compact(): void {
-    const from = this._from;
-    this._entries = this._entries.slice(from);
-    this._lastAt -= from;
-    this._from = 0;
-  }
+/** Links the entry at `at` of `entries` to the one after it, at `nextAt` of slot `nextSlot`. */
+function linkNext(
+  entries: SlotEntries,
+  at: number,
+  nextSlot: number,
+  nextAt: number
+): void {
+  entries[at + NEXT_SLOT] = nextSlot;
+  entries[at + NEXT_AT] = nextAt;
 }
 
 /**
@@ -198,15 +240,30 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
    */
   private _scalars: Scalars | undefined = undefined;
 
-  /** Its entries are those of `_entries` from `_from` to `_to`, which nothing changes. */
+  /*
+   * Its newest entry's slot and the last slot gone from the window, as offsets from the frame's
+   * base: small integers, where a slot (seconds since the epoch) would take a number of its own
+   * on the heap for each record.
+   */
+  private readonly _newest: number;
+  private readonly _through: number;
+
+  /**
+   * Its entries are those back from the entry at `newestAt` of slot `newestSlot` in `_frame`,
+   * while their slot is after `through`: entries nothing changes.
+   */
   constructor(
     readonly scale: number,
     readonly count: number,
     readonly zeroCount: number,
-    private readonly _entries: SlotEntries,
-    private readonly _from: number,
-    private readonly _to: number
-  ) {}
+    private readonly _frame: SlotFrame,
+    newestSlot: number,
+    private readonly _newestAt: number,
+    through: number
+  ) {
+    this._newest = newestSlot - _frame.base;
+    this._through = Math.max(through - _frame.base, FAR_BEFORE);
+  }
 
   /** The slots' sums added oldest first, as a sum afresh gives it whatever order they merged in. */
   get sum(): number {
@@ -223,7 +280,8 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): HistogramAggregate {
-    return aggregateOf(this, this._entries, this._from, this._to);
+    const { arrays, ats } = this._entries();
+    return aggregateOf(this, arrays, ats);
   }
 
   /** The legacy datapoints of the window. */
@@ -234,12 +292,31 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     return this._value;
   }
 
+  /** Its entries, oldest first: each one's array and where it starts there. */
+  private _entries(): { arrays: SlotEntries[]; ats: number[] } {
+    const arrays: SlotEntries[] = [];
+    const ats: number[] = [];
+    const { base } = this._frame;
+    let slot = this._newest + base;
+    let at = this._newestAt;
+    while (slot - base > this._through) {
+      const entries = this._frame.entriesOf(slot);
+      arrays.push(entries);
+      ats.push(at);
+      slot = entries[at + PREV_SLOT]!;
+      at = entries[at + PREV_AT]! | 0;
+    }
+    return { arrays: arrays.reverse(), ats: ats.reverse() };
+  }
+
   private _readScalars(): Scalars {
-    const entries = this._entries;
+    const { arrays, ats } = this._entries();
     let sum = 0;
     let min = Infinity;
     let max = -Infinity;
-    for (let at = this._from; at < this._to; at = nextEntry(entries, at)) {
+    for (let i = 0; i < ats.length; i++) {
+      const entries = arrays[i]!;
+      const at = ats[i]!;
       sum += entries[at + SUM]!;
       if (entries[at + MIN]! < min) min = entries[at + MIN]!;
       if (entries[at + MAX]! > max) max = entries[at + MAX]!;
@@ -247,6 +324,9 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     return { sum, min, max };
   }
 }
+
+/** The lowest offset a record keeps: every slot before it is gone from its window. */
+const FAR_BEFORE = -(2 ** 30);
 
 /** A record's sum, min and max. */
 interface Scalars {
@@ -260,7 +340,8 @@ export const EMPTY_HISTOGRAM_RECORD = new HistogramRecord(
   MAX_SCALE,
   0,
   0,
-  [],
+  EMPTY_FRAME,
+  NO_SLOT,
   0,
-  0
+  NO_SLOT
 );

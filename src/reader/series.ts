@@ -1,5 +1,6 @@
 import type { MetricKind } from '../snapshot/legacyValues';
 import { BucketSum } from './BucketSum';
+import { HistogramSlots } from './HistogramSlots';
 import { emptyAggregate, type HistogramAggregate } from './histogramBuckets';
 import { Recorded } from './records';
 import type { RecordTable, RecordTableEditor } from './RecordTable';
@@ -33,6 +34,8 @@ export class NameTotals extends Recorded<HistogramAggregate> {
    * and go, at a scale no finer than any of theirs.
    */
   readonly shared: BucketSum | undefined;
+  /** For histograms: the entries of the members' windows, by slot. */
+  readonly slots: HistogramSlots | undefined;
   /** How the last values of the name's sources combine (the aggregator's `gauges` option). */
   lastValues: LastValueRule = 'sum';
   /** For histograms: how many non-empty member windows have each scale. */
@@ -52,6 +55,7 @@ export class NameTotals extends Recorded<HistogramAggregate> {
   ) {
     super();
     this.shared = kind === 'histogram' ? new BucketSum() : undefined;
+    this.slots = kind === 'histogram' ? new HistogramSlots() : undefined;
   }
 
   /**

@@ -19,16 +19,22 @@ import {
 } from './histogramBuckets';
 
 /**
- * The slots of a windowed histogram, packed one after another into one array of numbers (the
- * {@link SlotEntries} of a window), rather than an array per slot or an object holding bucket
- * arrays: every histogram series holds a window, so their size and their number of objects are
- * much of the reader's heap and of what each tick's expiry reads. One slot's entry, from `at`:
- * `[slot, scale, count, sum, min, max, zeroCount, negativeAt, length, …positive, …negative]`,
- * where `negativeAt` and `length` count from the entry's start and the non-empty buckets are
- * `index, count` pairs, positive ones from {@link BUCKETS} up to `negativeAt`, negative ones
- * from there to `length`. An entry is only ever added to and subtracted from an aggregate whole.
+ * One slot's data of a windowed histogram, packed as an entry in an array of numbers (the
+ * {@link SlotEntries} of one slot of a histogram name, see `HistogramSlots.ts`), rather than an
+ * array per slot or an object holding bucket arrays: every histogram series holds a window, so
+ * their size and their number of objects are much of the reader's heap and of what each tick's
+ * expiry reads. One slot's entry, from `at`:
+ * `[slot, scale, count, sum, min, max, zeroCount, negativeAt, length, prevSlot, prevAt,
+ * nextSlot, nextAt, …positive, …negative]`, where `negativeAt` and `length` count from the
+ * entry's start and the non-empty buckets are `index, count` pairs, positive ones from
+ * {@link BUCKETS} up to `negativeAt`, negative ones from there to `length`. An entry is only ever
+ * added to and subtracted from an aggregate whole.
+ *
+ * The entries of one series link its window: `prevSlot, prevAt` name the entry before, written
+ * with the entry and never changed, which is what published records follow; `nextSlot, nextAt`
+ * the entry after, written when that one comes, which is what the window's expiry follows.
  */
-export type SlotEntries = number[];
+export type SlotEntries = Float64Array;
 export const SLOT = 0;
 export const SCALE = 1;
 export const COUNT = 2;
@@ -39,7 +45,14 @@ export const ZERO_COUNT = 6;
 const NEGATIVE_AT = 7;
 /** Where the entry's numbers end, from its start: where the next entry begins. */
 const LENGTH = 8;
-const BUCKETS = 9;
+export const PREV_SLOT = 9;
+export const PREV_AT = 10;
+export const NEXT_SLOT = 11;
+export const NEXT_AT = 12;
+const BUCKETS = 13;
+
+/** The slot of a link to no entry: below every slot a clock gives. */
+export const NO_SLOT = -(2 ** 30);
 
 /** Where the entry's buckets start: its positive ones, then its negative ones. */
 function bucketsAt(at: number): number {
@@ -56,17 +69,10 @@ function entryEnd(entries: SlotEntries, at: number): number {
   return at + entries[at + LENGTH]!;
 }
 
-/**
- * Where the entry after the one at `at` starts. As a small integer: a position read from the
- * array of numbers would otherwise make the fields that keep it numbers of their own on the heap.
- */
-export function nextEntry(entries: SlotEntries, at: number): number {
-  return (at + entries[at + LENGTH]!) | 0;
-}
-
-/** Appends an entry with its scalars set; its buckets follow, written by the caller. */
-function pushHeader(
+/** Writes an entry's scalars and its link to the entry before; its buckets follow, written by the caller. */
+function writeHeader(
   entries: SlotEntries,
+  at: number,
   slot: number,
   scale: number,
   count: number,
@@ -75,40 +81,65 @@ function pushHeader(
   max: number,
   zeroCount: number,
   positivePairs: number,
-  negativePairs: number
+  negativePairs: number,
+  prevSlot: number,
+  prevAt: number
 ): void {
-  entries.push(
-    slot,
-    scale,
-    count,
-    sum,
-    min,
-    max,
-    zeroCount,
-    BUCKETS + 2 * positivePairs,
-    BUCKETS + 2 * (positivePairs + negativePairs)
+  entries[at + SLOT] = slot;
+  entries[at + SCALE] = scale;
+  entries[at + COUNT] = count;
+  entries[at + SUM] = sum;
+  entries[at + MIN] = min;
+  entries[at + MAX] = max;
+  entries[at + ZERO_COUNT] = zeroCount;
+  entries[at + NEGATIVE_AT] = BUCKETS + 2 * positivePairs;
+  entries[at + LENGTH] = BUCKETS + 2 * (positivePairs + negativePairs);
+  entries[at + PREV_SLOT] = prevSlot;
+  entries[at + PREV_AT] = prevAt;
+  entries[at + NEXT_SLOT] = NO_SLOT;
+  entries[at + NEXT_AT] = 0;
+}
+
+/** Writes `buckets` as pairs from `at`; returns where they end. */
+function writeBuckets(
+  entries: SlotEntries,
+  at: number,
+  buckets: Map<number, number>
+): number {
+  for (const [index, count] of buckets) {
+    entries[at++] = index;
+    entries[at++] = count;
+  }
+  return at;
+}
+
+/** How many numbers the entry of the histogram point packed in `packed` at `from` takes. */
+export function packedEntryLength(packed: Float64Array, from: number): number {
+  return (
+    BUCKETS +
+    2 * (packed[from + H_POSITIVE_PAIRS]! + packed[from + H_NEGATIVE_PAIRS]!)
   );
 }
 
-function pushBuckets(entries: SlotEntries, buckets: Map<number, number>): void {
-  for (const [index, count] of buckets) entries.push(index, count);
-}
-
 /**
- * Appends the histogram point packed in `packed` at `from` (see `CapturedCollection.ts`) as
- * the entry of `slot`; returns where it starts.
+ * Writes the histogram point packed in `packed` at `from` (see `CapturedCollection.ts`) as the
+ * entry of `slot` at `at`, after the entry at `prevSlot, prevAt`; `entries` has room for
+ * {@link packedEntryLength} numbers there.
  */
-export function appendEntry(
+export function writeEntry(
   entries: SlotEntries,
+  at: number,
   slot: number,
   packed: Float64Array,
-  from: number
-): number {
+  from: number,
+  prevSlot: number,
+  prevAt: number
+): void {
   const positivePairs = packed[from + H_POSITIVE_PAIRS]!;
   const pairs = positivePairs + packed[from + H_NEGATIVE_PAIRS]!;
-  const at = entries.length;
-  pushHeader(
+  writeHeader(
     entries,
+    at,
     slot,
     packed[from + H_SCALE]!,
     packed[from + H_COUNT]!,
@@ -117,11 +148,13 @@ export function appendEntry(
     packed[from + H_MAX]!,
     packed[from + H_ZERO_COUNT]!,
     positivePairs,
-    pairs - positivePairs
+    pairs - positivePairs,
+    prevSlot,
+    prevAt
   );
   const buckets = from + H_BUCKETS;
-  for (let i = 0; i < 2 * pairs; i++) entries.push(packed[buckets + i]!);
-  return at;
+  const first = at + BUCKETS;
+  for (let i = 0; i < 2 * pairs; i++) entries[first + i] = packed[buckets + i]!;
 }
 
 /** Where buckets are added up, by index: a map of an aggregate, or a {@link BucketSum}'s array. */
@@ -194,12 +227,14 @@ function addEntry(
   );
 }
 
-/** The buckets of the entries from `from` to `to` summed, with the scalars of `summary`, at `summary`'s scale. */
+/**
+ * The buckets of the entries at `ats` of `arrays` (one array per entry, oldest first) summed,
+ * with the scalars of `summary`, at `summary`'s scale.
+ */
 export function aggregateOf(
   summary: Readonly<HistogramSummary>,
-  entries: SlotEntries,
-  from: number,
-  to: number
+  arrays: readonly SlotEntries[],
+  ats: readonly number[]
 ): HistogramAggregate {
   // Field by field: `summary` may be a record with fields of its own besides these.
   const aggregate: HistogramAggregate = {
@@ -212,41 +247,90 @@ export function aggregateOf(
     positive: new Map(),
     negative: new Map(),
   };
-  for (let at = from; at < to; at = nextEntry(entries, at))
+  for (let i = 0; i < ats.length; i++) {
+    const entries = arrays[i]!;
+    const at = ats[i]!;
     addEntryToMaps(
       aggregate,
       entries,
       at,
       entries[at + SCALE]! - aggregate.scale
     );
+  }
   return aggregate;
 }
 
+/** Where {@link mergedEntry} writes the point it merges: read at once, then written over. */
+let pointScratch = new Float64Array(256);
+
 /**
- * Appends to `target` the entries at `a` and `b` (of the same slot) as one, at the coarser of
- * their scales.
+ * The entry at `a` in `entries` and the point packed in `packed` at `from` (of the same slot) as
+ * one, at the coarser of their scales: what {@link writeMerged} writes. The point, as an entry,
+ * is valid until the next call.
  */
-export function appendMerged(
-  target: SlotEntries,
+export function mergedEntry(
   entries: SlotEntries,
   a: number,
-  b: number
+  packed: Float64Array,
+  from: number
+): MergedEntry {
+  const length = packedEntryLength(packed, from);
+  if (pointScratch.length < length) pointScratch = new Float64Array(2 * length);
+  const point = pointScratch;
+  writeEntry(point, 0, entries[a + SLOT]!, packed, from, NO_SLOT, 0);
+  const aggregate = emptyAggregate();
+  addEntry(aggregate, entries, a);
+  addEntry(aggregate, point, 0);
+  return {
+    point,
+    aggregate,
+    sum: entries[a + SUM]! + point[SUM]!,
+    length: BUCKETS + 2 * (aggregate.positive.size + aggregate.negative.size),
+  };
+}
+
+/** Two entries of one slot merged, to be written as one. */
+export interface MergedEntry {
+  /** The point alone, as an entry at 0, until the next merge. */
+  readonly point: SlotEntries;
+  readonly aggregate: HistogramAggregate;
+  /** The two sums added, in the order they came. */
+  readonly sum: number;
+  /** How many numbers the entry takes. */
+  readonly length: number;
+}
+
+/**
+ * Writes `merged` as the entry of `slot` at `at`, after the entry at `prevSlot, prevAt`;
+ * `entries` has room for its length there.
+ */
+export function writeMerged(
+  entries: SlotEntries,
+  at: number,
+  slot: number,
+  merged: MergedEntry,
+  prevSlot: number,
+  prevAt: number
 ): void {
-  const merged = emptyAggregate();
-  addEntry(merged, entries, a);
-  addEntry(merged, entries, b);
-  pushHeader(
-    target,
-    entries[a + SLOT]!,
-    merged.scale,
-    merged.count,
-    entries[a + SUM]! + entries[b + SUM]!,
-    merged.min,
-    merged.max,
-    merged.zeroCount,
-    merged.positive.size,
-    merged.negative.size
+  const { aggregate } = merged;
+  writeHeader(
+    entries,
+    at,
+    slot,
+    aggregate.scale,
+    aggregate.count,
+    merged.sum,
+    aggregate.min,
+    aggregate.max,
+    aggregate.zeroCount,
+    aggregate.positive.size,
+    aggregate.negative.size,
+    prevSlot,
+    prevAt
   );
-  pushBuckets(target, merged.positive);
-  pushBuckets(target, merged.negative);
+  writeBuckets(
+    entries,
+    writeBuckets(entries, at + BUCKETS, aggregate.positive),
+    aggregate.negative
+  );
 }

@@ -6,7 +6,12 @@ import {
   mergeInto,
   type HistogramAggregate,
 } from '../../src/reader/histogramBuckets';
-import { appendEntry, type SlotEntries } from '../../src/reader/slotEntries';
+import {
+  NO_SLOT,
+  packedEntryLength,
+  writeEntry,
+  type SlotEntries,
+} from '../../src/reader/slotEntries';
 
 /** A delta point as the SDK hands it: dense counts from an offset, at a scale. */
 function point(
@@ -66,15 +71,28 @@ function reference(points: ExponentialHistogram[]) {
   return merged;
 }
 
+/** Writes each point as a slot's entry after the last; returns where it starts. */
+function entryWriter(entries: SlotEntries) {
+  let end = 0;
+  return (slot: number, p: ExponentialHistogram): number => {
+    const point = packed(p);
+    const at = end;
+    writeEntry(entries, at, slot, point, 0, NO_SLOT, 0);
+    end += packedEntryLength(point, 0);
+    return at;
+  };
+}
+
 function added(points: ExponentialHistogram[]) {
-  const entries: SlotEntries = [];
+  const entries: SlotEntries = new Float64Array(4096);
+  const write = entryWriter(entries);
   const sum = new BucketSum();
   const starts = points.map((p, slot) => {
-    const at = appendEntry(entries, slot, packed(p), 0);
+    const at = write(slot, p);
     sum.addEntry(entries, at);
     return at;
   });
-  return { entries, sum, starts };
+  return { entries, sum, starts, write };
 }
 
 describe('BucketSum', () => {
@@ -139,7 +157,7 @@ describe('BucketSum', () => {
       point(2, { 3: 1 }),
       point(5, { 21: 1 }),
     ];
-    const { entries, sum, starts } = added(points);
+    const { entries, sum, starts, write } = added(points);
     expect(sum.scale).toBe(2);
     sum.subtractEntry(entries, starts[0]!);
     sum.subtractEntry(entries, starts[1]!);
@@ -151,7 +169,7 @@ describe('BucketSum', () => {
     });
     sum.subtractEntry(entries, starts[2]!);
     expect(sum.toAggregate()).toEqual(emptyAggregate());
-    const again = appendEntry(entries, 9, packed(point(5, { 20: 1 })), 0);
+    const again = write(9, point(5, { 20: 1 }));
     sum.addEntry(entries, again);
     expect(sum.toAggregate()).toMatchObject({
       scale: 5,

@@ -160,6 +160,91 @@ describe('HistogramSeries', () => {
   });
 });
 
+describe("a name's windows, side by side in its slots", () => {
+  it('should keep every record as taken, and every window as a fresh one fed its slots would be, over a window of more slots than the ring', async () => {
+    const points = await sdkPoints(range(1, 7).map(i => [i, 3 * i, 1000 * i]));
+    const totals = new NameTotals('histogram', false, 1, 'h');
+    const windows = range(0, 4).map(() => newWindow(totals));
+    const fed: { slot: number; point: number }[][] = windows.map(() => []);
+    const span = 150;
+    const base = 1_700_000_000;
+    const taken: { record: HistogramRecord; aggregate: HistogramAggregate }[] =
+      [];
+    for (let i = 0; i < 400; i++) {
+      const slot = base + i;
+      windows.forEach((window, j) => {
+        window.expireThrough(slot - span);
+        if (i % 13 === 0) {
+          const record = window.publish();
+          taken.push({ record, aggregate: structuredClone(record.aggregate) });
+        }
+        if ((i + j) % 3 !== 0) return;
+        const point = (i * 7 + j) % points.length;
+        window.addPacked(slot, packed(points[point]!), 0);
+        fed[j]!.push({ slot, point });
+        // Now and then a second point for the slot, as a second source gives.
+        if (i % 11 === j) {
+          window.addPacked(slot, packed(points[0]!), 0);
+          fed[j]!.push({ slot, point: 0 });
+        }
+      });
+    }
+    const last = base + 399;
+    let counted = 0;
+    windows.forEach((window, j) => {
+      const fresh = newWindow();
+      for (const { slot, point } of fed[j]!)
+        if (slot > last - span)
+          fresh.addPacked(slot, packed(points[point]!), 0);
+      const { count, sum, min, max, zeroCount } = fresh.aggregate;
+      expect(count).toBeGreaterThan(0);
+      expect(window.aggregate).toMatchObject({
+        count,
+        sum,
+        min,
+        max,
+        zeroCount,
+      });
+      counted += count;
+    });
+    expect(totals.shared!.count).toBe(counted);
+    expect(taken.length).toBe(windows.length * 31);
+    for (const { record, aggregate } of taken)
+      expect(record.aggregate).toEqual(aggregate);
+    // Every slot gone: the windows and the name's sum are empty, and the slots' arrays let go.
+    for (const window of windows) window.expireThrough(last);
+    expect(totals.shared!.toAggregate()).toEqual(emptyAggregate());
+    for (let slot = last - span; slot <= last; slot++)
+      expect(totals.slots!.frame().entriesOf(slot)).toBeUndefined();
+  });
+
+  it('should merge a second point into a slot after others, and expire the window in order', async () => {
+    const [a, b, c] = await sdkPoints([[1], [20, 30], [400]]);
+    const window = newWindow();
+    window.addPacked(1, packed(a), 0);
+    window.addPacked(2, packed(b), 0);
+    const before = window.publish();
+    window.addPacked(2, packed(c), 0);
+    expect(window.aggregate).toMatchObject({ count: 4, sum: 451, max: 400 });
+    expect(before.aggregate).toMatchObject({ count: 3, sum: 51, max: 30 });
+    expect(window.expireThrough(1)).toBe(true);
+    expect(window.aggregate).toMatchObject({ count: 3, sum: 450, min: 20 });
+    expect(window.expireThrough(2)).toBe(true);
+    expect(window.publish()).toBe(EMPTY_HISTOGRAM_RECORD);
+  });
+
+  it('should add a point for a slot older than the newest to the newest', async () => {
+    const [a, b] = await sdkPoints([[5], [7]]);
+    const window = newWindow();
+    expect(window.addPacked(4, packed(a), 0)).toBe(true);
+    expect(window.addPacked(3, packed(b), 0)).toBe(false);
+    expect(window.expireThrough(3)).toBe(false);
+    expect(window.aggregate).toMatchObject({ count: 2, sum: 12 });
+    expect(window.expireThrough(4)).toBe(true);
+    expect(window.aggregate).toMatchObject({ count: 0 });
+  });
+});
+
 describe('stageRecord', () => {
   it("should make, at the tick's end, the records the window had when each was staged", async () => {
     const points = await sdkPoints(range(1, 6).map(i => [i, 100 * i]));

@@ -321,9 +321,14 @@ async function main(): Promise<void> {
   const measuredTimes: TickTime[] = [];
   kindCosts = new Map();
   const cycleStart = process.cpuUsage();
+  const cycleThreadStart = process.threadCpuUsage();
+  let updateThreadMs = 0;
   for (let i = 0; i < measuredTicks; i++) {
     clock.now += SLOT_MS;
+    const updateStart = process.threadCpuUsage();
     workload.update(updatesPerTick);
+    const updated = process.threadCpuUsage(updateStart);
+    updateThreadMs += (updated.user + updated.system) / 1000;
     const measured = await timeTick();
     measuredTimes.push(measured);
     cpu.push(measured.cpuMs);
@@ -341,6 +346,7 @@ async function main(): Promise<void> {
     if (legacy !== undefined) slicesMs.push(legacy.lastTickSlices.totalMs);
   }
   const cycle = process.cpuUsage(cycleStart);
+  const cycleThread = process.threadCpuUsage(cycleThreadStart);
   // The collector's entries come to the observer a task later.
   await new Promise(resolve => setTimeout(resolve, 10));
   pauses.disconnect();
@@ -385,6 +391,9 @@ async function main(): Promise<void> {
     firstTick: first,
     tickCpuMs: summary(cpu),
     cycleCpuMs,
+    cycleThreadCpuMs:
+      (cycleThread.user + cycleThread.system) / 1000 / measuredTicks,
+    updateThreadCpuMs: updateThreadMs / measuredTicks,
     gc,
     collectionsInTicks: collections,
     tickWallMs: summary(wall),

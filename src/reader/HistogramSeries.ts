@@ -53,7 +53,10 @@ import { Series } from './series';
 export class HistogramSeries extends Series<HistogramRecord> {
   /** The entries of the name's windows, this one's among them. */
   private readonly _slots: HistogramSlots = this.totals.slots!;
-  /** The window's oldest entry and its newest: their slots are NO_SLOT while it is empty. */
+  /*
+   * Slots here are counted from the name's first (`HistogramSlots.local`), as in the entries.
+   * The window's oldest entry and its newest: their slots are NO_SLOT while it is empty.
+   */
   private _oldestSlot = NO_SLOT;
   private _oldestAt = 0;
   private _newestSlot = NO_SLOT;
@@ -88,6 +91,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
    */
   addPacked(slot: number, packed: Float64Array, from: number): boolean {
     if (packed[from + H_COUNT] === 0) return false;
+    slot = this._slots.local(slot);
     const newestSlot = this._newestSlot;
     if (slot <= newestSlot) {
       slot = newestSlot;
@@ -147,6 +151,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
    * the second asking reads no slot.
    */
   expireThrough(slot: number): boolean {
+    slot = this._slots.local(slot);
     if (slot <= this._expiredThrough) return false;
     this._expiredThrough = slot;
     let oldest = this._oldestSlot;
@@ -240,30 +245,20 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
    */
   private _scalars: Scalars | undefined = undefined;
 
-  /*
-   * Its newest entry's slot and the last slot gone from the window, as offsets from the frame's
-   * base: small integers, where a slot (seconds since the epoch) would take a number of its own
-   * on the heap for each record.
-   */
-  private readonly _newest: number;
-  private readonly _through: number;
-
   /**
-   * Its entries are those back from the entry at `newestAt` of slot `newestSlot` in `_frame`,
-   * while their slot is after `through`: entries nothing changes.
+   * Its entries are those back from the entry at `_newestAt` of slot `_newestSlot` in `_frame`,
+   * while their slot is after `_through` (slots counted from the name's first): entries nothing
+   * changes.
    */
   constructor(
     readonly scale: number,
     readonly count: number,
     readonly zeroCount: number,
     private readonly _frame: SlotFrame,
-    newestSlot: number,
+    private readonly _newestSlot: number,
     private readonly _newestAt: number,
-    through: number
-  ) {
-    this._newest = newestSlot - _frame.base;
-    this._through = Math.max(through - _frame.base, FAR_BEFORE);
-  }
+    private readonly _through: number
+  ) {}
 
   /** The slots' sums added oldest first, as a sum afresh gives it whatever order they merged in. */
   get sum(): number {
@@ -296,10 +291,9 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
   private _entries(): { arrays: SlotEntries[]; ats: number[] } {
     const arrays: SlotEntries[] = [];
     const ats: number[] = [];
-    const { base } = this._frame;
-    let slot = this._newest + base;
+    let slot = this._newestSlot;
     let at = this._newestAt;
-    while (slot - base > this._through) {
+    while (slot > this._through) {
       const entries = this._frame.entriesOf(slot);
       arrays.push(entries);
       ats.push(at);
@@ -324,9 +318,6 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     return { sum, min, max };
   }
 }
-
-/** The lowest offset a record keeps: every slot before it is gone from its window. */
-const FAR_BEFORE = -(2 ** 30);
 
 /** A record's sum, min and max. */
 interface Scalars {

@@ -34,9 +34,21 @@ export class HistogramSlots {
   private _lastLength = INITIAL_ROOM;
   /** The ring as published records read it, made when first asked after a change. */
   private _frame: SlotFrame | undefined = undefined;
+  /** The first slot the name saw, NaN before it. */
+  private _base = NaN;
 
   constructor() {
     this._resize(INITIAL_RING);
+  }
+
+  /**
+   * `slot` counted from the name's first slot: what its windows, their entries and their records
+   * keep, and every other method here takes. Small integers, where a slot counted from the epoch
+   * would take a number of its own on the heap for each field that holds one.
+   */
+  local(slot: number): number {
+    if (Number.isNaN(this._base)) this._base = slot;
+    return slot - this._base;
   }
 
   /** The entries of `slot`, which has entries in a window. */
@@ -78,11 +90,7 @@ export class HistogramSlots {
 
   /** The slots' arrays as they are now, for records to read: the same object until they change. */
   frame(): SlotFrame {
-    return (this._frame ??= new SlotFrame(
-      this._arrays.slice(),
-      this._mask,
-      this._newest < 0 ? 0 : this._slots[this._newest]!
-    ));
+    return (this._frame ??= new SlotFrame(this._arrays.slice(), this._mask));
   }
 
   private _start(place: number, slot: number, length: number): void {
@@ -138,9 +146,7 @@ export class HistogramSlots {
 export class SlotFrame {
   constructor(
     private readonly _arrays: readonly (SlotEntries | undefined)[],
-    private readonly _mask: number,
-    /** A slot near those the frame holds, from which records count theirs. */
-    readonly base: number
+    private readonly _mask: number
   ) {}
 
   /** The entries of `slot`, which the record that holds the frame reads. */
@@ -150,4 +156,4 @@ export class SlotFrame {
 }
 
 /** The frame of a name without slots. */
-export const EMPTY_FRAME = new SlotFrame([], 0, 0);
+export const EMPTY_FRAME = new SlotFrame([], 0);

@@ -1,3 +1,4 @@
+import { withRoom } from './columns';
 import type { SlotEntries } from './slotEntries';
 
 /** How many slots a name's ring holds at first: a 60-slot window and a few slots to spare. */
@@ -107,10 +108,7 @@ export class HistogramSlots {
   }
 
   private _enlarge(place: number, end: number): void {
-    const old = this._arrays[place]!;
-    const entries = new Float64Array(Math.max(end, 2 * old.length));
-    entries.set(old.subarray(0, this._ends[place]));
-    this._arrays[place] = entries;
+    this._arrays[place] = withRoom(this._arrays[place]!, end);
     this._frame = undefined;
   }
 

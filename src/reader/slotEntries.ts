@@ -35,7 +35,7 @@ import {
  * the entry after, written when that one comes, which is what the window's expiry follows.
  */
 export type SlotEntries = Float64Array;
-export const SLOT = 0;
+const SLOT = 0;
 export const SCALE = 1;
 export const COUNT = 2;
 export const SUM = 3;

@@ -31,7 +31,8 @@ import {
 } from './HistogramSlots';
 import type { HistogramRecordStage } from './HistogramRecordStage';
 import { H_COUNT } from './CapturedCollection';
-import { Series } from './series';
+import type { PublishedRecords } from './records';
+import { Series, type NameTotals } from './series';
 
 /**
  * Histogram: the window's count, exact mean, min and max, and estimated percentiles. Its working
@@ -78,6 +79,16 @@ export class HistogramSeries extends Series<HistogramRecord> {
    * of scales holds for it, kept here so that publishing reads no older record.
    */
   publishedScale = NaN;
+
+  constructor(
+    totals: NameTotals,
+    createdAtMonotonicMs: number,
+    since: number,
+    /** Where its record is in the record table. */
+    readonly index: number
+  ) {
+    super(totals, createdAtMonotonicMs, since);
+  }
 
   /** The window's merged data, buckets included, at the window's scale. A new object on every call. */
   get aggregate(): Readonly<HistogramAggregate> {
@@ -203,6 +214,10 @@ export class HistogramSeries extends Series<HistogramRecord> {
       this._zeroCount
     );
     return this._scale;
+  }
+
+  recordIn(published: PublishedRecords): HistogramRecord {
+    return published.table.get(this.index) as HistogramRecord;
   }
 
   /** The window as it is now, as an immutable record that later changes leave alone. */

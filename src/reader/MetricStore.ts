@@ -15,9 +15,10 @@ import { LegacyNamer } from './LegacyNamer';
 import { LegacyNameTable } from './LegacyNameTable';
 import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
-import { RecordTableEditor } from './RecordTable';
+import { RecordTableEditor, type RecordTable } from './RecordTable';
 import type { HistogramSeries } from './HistogramSeries';
-import type { NameTotals, Series } from './series';
+import type { NameTotals } from './series';
+import { PublishedRecords } from './records';
 import { SeriesDirectory, type StoreColumns } from './SeriesDirectory';
 import { Slicer } from './Slicer';
 import { SpiralColumns } from './SpiralColumns';
@@ -57,8 +58,6 @@ export class MetricStore {
   private readonly _records = new RecordTableEditor();
   /** What changed in the tick under way: published at its end. */
   private readonly _publication = new Publication(this._records);
-  private readonly _changed = (series: Series): void =>
-    this._publication.changed(series, this._tickGen);
   private readonly _histogramChanged = (series: HistogramSeries): void =>
     this._publication.histogramChanged(series, this._tickGen);
   /** The data points of the collection being applied, copied out of the SDK's objects. */
@@ -72,8 +71,8 @@ export class MetricStore {
     const windowSlots = _options.windowMs / _options.slotMs;
     this._expiries = new ExpiryWheel(windowSlots);
     this._columns = {
-      spirals: new SpiralColumns(this._records, windowSlots),
-      values: new ValueColumns(this._records, this._changed),
+      spirals: new SpiralColumns(windowSlots),
+      values: new ValueColumns(),
     };
     this._names = new LegacyNameTable(this._records, this._warnings, _options);
     this.views = {
@@ -98,7 +97,7 @@ export class MetricStore {
     const monotonicMs = _options.monotonicNow();
     this._view = new StoreView(
       this,
-      this._records.publish(),
+      this._published(this._records.publish()),
       0,
       _options.now(),
       monotonicMs
@@ -263,6 +262,7 @@ export class MetricStore {
    * own version of the records.
    */
   publish(timeMs: number, monotonicMs: number): StoreView {
+    this._columns.values.settle(Slicer.unbounded());
     this._publication.makeRecords(Slicer.unbounded());
     return this._swap(timeMs, monotonicMs);
   }
@@ -276,6 +276,7 @@ export class MetricStore {
     monotonicMs: number,
     slicer = this.slicer()
   ): Promise<StoreView> {
+    while (!this._columns.values.settle(slicer)) await slicer.pause();
     while (!this._publication.makeRecords(slicer)) await slicer.pause();
     // An epoch's end copies the table: ahead, in slices, rather than in the one step of the swap.
     while (!this._records.prepare(slicer)) await slicer.pause();
@@ -293,18 +294,31 @@ export class MetricStore {
     return this._instruments.silentGaugeMeters(this._tickGen);
   }
 
-  /** The one step that makes the tick visible: the new content replaces the old at once. */
+  /**
+   * The one step that makes the tick visible: the new content replaces the old at once. The
+   * columns are copied here, in this step, as nothing may change them between the copy and the
+   * publication.
+   */
   private _swap(timeMs: number, monotonicMs: number): StoreView {
     const gen = this._tickGen;
     this._names.publishFlags();
     this._view = new StoreView(
       this,
-      this._publication.finish(),
+      this._published(this._publication.finish()),
       gen,
       timeMs,
       monotonicMs
     );
     this._tickGen = gen + 1;
     return this._view;
+  }
+
+  /** What a snapshot reads: `table`, and the columns as they are now. */
+  private _published(table: RecordTable): PublishedRecords {
+    return new PublishedRecords(
+      table,
+      this._columns.spirals.publish(),
+      this._columns.values.publish()
+    );
   }
 }

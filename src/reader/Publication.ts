@@ -1,36 +1,23 @@
 import type { RecordTable, RecordTableEditor } from './RecordTable';
 import type { HistogramSeries } from './HistogramSeries';
 import { HistogramRecordStage } from './HistogramRecordStage';
-import type { NameTotals, Series } from './series';
+import type { NameTotals } from './series';
 import type { Slicer } from './Slicer';
 
 /**
- * What changed in the tick under way, and the making of its records: a series whose record is a
- * number or two as it changes; a histogram's staged as it changes (while it is at hand) and made
- * at the tick's end; every other series that changed once per tick; then the `/all` sums of the
+ * The records of the histograms that changed in the tick under way: each histogram's staged as
+ * it changes (while it is at hand) and made at the tick's end, then the `/all` sums of the
  * histogram names that changed. The records go into the editor's next version of the table,
- * which no snapshot sees until {@link finish} publishes it.
+ * which no snapshot sees until {@link finish} publishes it. (The other kinds' series are served
+ * from their columns, copied whole at each publication.)
  */
 export class Publication {
-  private readonly _dirty: Series[] = [];
   private readonly _dirtyTotals: NameTotals[] = [];
   private readonly _histograms = new HistogramRecordStage();
-  /** How many of each list have their records already, between two slices. */
-  private _seriesAt = 0;
+  /** How many of the names changed have their records already, between two slices. */
   private _totalsAt = 0;
 
   constructor(private readonly _records: RecordTableEditor) {}
-
-  /**
-   * Marks `series` changed in the tick of generation `gen`: its record is made once per tick, at
-   * its end. (Spirals and values of one source at most write theirs at each change, histograms
-   * stage theirs.)
-   */
-  changed(series: Series, gen: number): void {
-    if (series.dirtyGen === gen) return;
-    series.dirtyGen = gen;
-    this._dirty.push(series);
-  }
 
   /**
    * Stages the record of histogram `series` as it changed in the tick of generation `gen`: the
@@ -55,11 +42,6 @@ export class Publication {
   makeRecords(slicer: Slicer): boolean {
     const records = this._records;
     if (!this._histograms.make(records, slicer)) return false;
-    const dirty = this._dirty;
-    while (this._seriesAt < dirty.length) {
-      dirty[this._seriesAt++]!.writeRecord(records);
-      if (slicer.due()) return false;
-    }
     const dirtyTotals = this._dirtyTotals;
     while (this._totalsAt < dirtyTotals.length) {
       const totals = dirtyTotals[this._totalsAt++]!;
@@ -71,10 +53,8 @@ export class Publication {
 
   /** The version of the table with every record made: the tick's, from now on read-only. */
   finish(): RecordTable {
-    this._dirty.length = 0;
     this._dirtyTotals.length = 0;
     this._histograms.clear();
-    this._seriesAt = 0;
     this._totalsAt = 0;
     return this._records.publish();
   }

@@ -25,21 +25,30 @@ function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
   return getOrMake(map, key, () => new Map());
 }
 
+/** A new series of `totals`' kind: a histogram's first record goes into `records`, others' state into `columns`. */
 function createSeries(
   totals: NameTotals,
   monotonicMs: number,
   gen: number,
-  index: number,
+  records: RecordTableEditor,
   columns: StoreColumns
 ): Series {
   switch (totals.kind) {
     case 'spiral':
-      return new SpiralSeries(totals, monotonicMs, gen, index, columns.spirals);
-    case 'histogram':
-      return new HistogramSeries(totals, monotonicMs, gen, index);
+      return new SpiralSeries(totals, monotonicMs, gen, columns.spirals);
+    case 'histogram': {
+      const series = new HistogramSeries(
+        totals,
+        monotonicMs,
+        gen,
+        records.size
+      );
+      records.push(series.publish());
+      return series;
+    }
     case 'counter':
     case 'gauge':
-      return new ValueSeries(totals, monotonicMs, gen, index, columns.values);
+      return new ValueSeries(totals, monotonicMs, gen, columns.values);
   }
 }
 
@@ -109,10 +118,9 @@ export class SeriesDirectory {
       totals,
       monotonicMs,
       gen,
-      this._records.size,
+      this._records,
       this._columns
     );
-    series.appendRecord(this._records);
     byPlacement.set(key, series);
     for (const variant of VARIANTS) {
       const groupName = variant === 'host_type' ? hostType : (host ?? hostType);

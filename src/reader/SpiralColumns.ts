@@ -1,6 +1,5 @@
 import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
 import { ExpiryWheel } from './ExpiryWheel';
-import type { RecordTableEditor } from './RecordTable';
 import type { Slicer } from './Slicer';
 import { SpiralWindow } from './SpiralWindow';
 
@@ -19,13 +18,12 @@ const SLIDE_WINDOW = NaN;
  * deltas afresh oldest first, starting from the exact sum of those it had before; once that
  * window is empty the spiral returns to the running sum.
  *
- * Each change writes the spiral's record (two numbers, `count` then `one`) into the record
- * table's next version at once, while the spiral is at hand.
+ * The columns are what snapshots serve: each publication copies them whole
+ * ({@link SpiralColumns.publish}), so that a change writes nothing but the spiral's two numbers.
  */
 export class SpiralColumns {
   private _count = new Float64Array(INITIAL_COLUMN_LENGTH);
   private _one = new Float64Array(INITIAL_COLUMN_LENGTH);
-  private _recordAt = new Int32Array(INITIAL_COLUMN_LENGTH);
   /** 1 for a spiral whose `one` its {@link SpiralWindow} keeps. */
   private _windowed = new Uint8Array(INITIAL_COLUMN_LENGTH);
   private readonly _windows = new Map<number, SpiralWindow>();
@@ -33,22 +31,31 @@ export class SpiralColumns {
   /** `[spiral, delta, …]` by the slot in which they leave the window. */
   private readonly _expiries: ExpiryWheel<number>;
 
-  constructor(
-    private readonly _records: RecordTableEditor,
-    private readonly _windowSlots: number
-  ) {
+  constructor(private readonly _windowSlots: number) {
     this._expiries = new ExpiryWheel(_windowSlots, 2);
   }
 
-  /** A new spiral at 0, whose record is at `recordAt` and the place after it. Returns its number. */
-  create(recordAt: number): number {
+  /** A new spiral at 0. Returns its number. */
+  create(): number {
     const number = this._size++;
-    [this._count, this._one, this._recordAt, this._windowed] = withRoomFor(
-      number,
-      [this._count, this._one, this._recordAt, this._windowed]
-    );
-    this._recordAt[number] = recordAt;
+    [this._count, this._one, this._windowed] = withRoomFor(number, [
+      this._count,
+      this._one,
+      this._windowed,
+    ]);
     return number;
+  }
+
+  /**
+   * Every spiral's `count` and `one` as they are now, copied: what a publication's snapshot
+   * serves. One copy of two arrays a tick costs less than a record per change, and than the
+   * table's bookkeeping to keep older versions whole.
+   */
+  publish(): SpiralFigures {
+    return new SpiralFigures(
+      this._count.slice(0, this._size),
+      this._one.slice(0, this._size)
+    );
   }
 
   count(spiral: number): number {
@@ -59,11 +66,11 @@ export class SpiralColumns {
     return this._one[spiral]!;
   }
 
-  /** Adds a finite, non-zero delta to `spiral` in `slot`, and writes its record. */
+  /** Adds a finite, non-zero delta to `spiral` in `slot`. */
   add(spiral: number, slot: number, delta: number): void {
-    const count = (this._count[spiral]! += delta);
+    this._count[spiral]! += delta;
     const ones = this._one;
-    let one = ones[spiral]! + delta;
+    const one = ones[spiral]! + delta;
     if (
       this._windowed[spiral] === 0 &&
       delta > 0 &&
@@ -72,10 +79,7 @@ export class SpiralColumns {
     ) {
       ones[spiral] = one;
       this._expiries.addPair(slot, spiral, delta);
-    } else one = ones[spiral] = this._addToWindow(spiral, slot, delta);
-    const at = this._recordAt[spiral]!;
-    this._records.set(at, count);
-    this._records.set(at + 1, one);
+    } else ones[spiral] = this._addToWindow(spiral, slot, delta);
   }
 
   /**
@@ -90,14 +94,10 @@ export class SpiralColumns {
   }
 
   private _expireEntry(spiral: number, delta: number, through: number): void {
-    const ones = this._one;
-    if (this._windowed[spiral] === 1) {
-      if (!this._expireWindow(spiral, through, delta)) return;
-    } else if (Number.isNaN(delta)) {
-      // A slot of a window since emptied: nothing of it is left.
-      return;
-    } else ones[spiral] = ones[spiral]! - delta;
-    this._records.set(this._recordAt[spiral]! + 1, ones[spiral]);
+    if (this._windowed[spiral] === 1)
+      this._expireWindow(spiral, through, delta);
+    // NaN: a slot of a window since emptied, nothing of it is left.
+    else if (!Number.isNaN(delta)) this._one[spiral] -= delta;
   }
 
   /** Adds `delta` through the spiral's window, made now if it has none. Returns `one`. */
@@ -118,16 +118,12 @@ export class SpiralColumns {
 
   /**
    * The expiry of one entry of a windowed spiral: a slot of its window, or a delta from before it
-   * had one. Sets `one`; returns whether it changed.
+   * had one. Sets `one`.
    */
-  private _expireWindow(
-    spiral: number,
-    through: number,
-    delta: number
-  ): boolean {
+  private _expireWindow(spiral: number, through: number, delta: number): void {
     const window = this._windows.get(spiral)!;
     if (Number.isNaN(delta)) {
-      if (!window.expireThrough(through)) return false;
+      if (!window.expireThrough(through)) return;
     } else window.dropBase(delta);
     this._one[spiral] = window.one;
     if (window.empty) {
@@ -135,6 +131,21 @@ export class SpiralColumns {
       this._windows.delete(spiral);
       this._windowed[spiral] = 0;
     }
-    return true;
+  }
+}
+
+/** The spirals' `count` and `one` as one publication copied them: never changed. */
+export class SpiralFigures {
+  constructor(
+    private readonly _count: Float64Array,
+    private readonly _one: Float64Array
+  ) {}
+
+  count(spiral: number): number {
+    return this._count[spiral]!;
+  }
+
+  one(spiral: number): number {
+    return this._one[spiral]!;
   }
 }

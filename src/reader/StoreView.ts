@@ -2,9 +2,8 @@ import type { Variant } from '../attributes';
 import { zeroValue, type LegacyValue } from '../snapshot/legacyValues';
 import type { SnapshotContent, SortedNames } from '../snapshot/Snapshot';
 import { combinedValue, totalValue } from './combining';
-import type { Recorded, RecordReader } from './records';
+import type { PublishedRecords, Recorded, RecordReader } from './records';
 import type { NameTotals } from './series';
-import type { RecordTable } from './RecordTable';
 import { visibleMembers, type VariantIndex } from './VariantIndex';
 
 /** What a view reads of the store besides the records: the parts that only grow. */
@@ -16,8 +15,8 @@ export interface StoreIndex {
 
 /**
  * The store as of one generation: the content of one snapshot. It reads the index as of its
- * generation (entries that appeared later are skipped) and the records from its own version of
- * the record table, so its answers never change.
+ * generation (entries that appeared later are skipped) and the records from its own publication
+ * (a version of the record table, copies of the columns), so its answers never change.
  */
 export class StoreView implements SnapshotContent {
   private readonly _names: Partial<Record<Variant, SortedNames>> = {};
@@ -25,7 +24,7 @@ export class StoreView implements SnapshotContent {
 
   constructor(
     private readonly _index: StoreIndex,
-    private readonly _records: RecordTable,
+    private readonly _published: PublishedRecords,
     readonly generation: number,
     /** The wall-clock time the content stands for. */
     readonly timeMs: number,
@@ -44,7 +43,7 @@ export class StoreView implements SnapshotContent {
 
   /** A record as of this view's generation. */
   readonly read: RecordReader = <R>(cell: Recorded<R>): R =>
-    cell.recordIn(this._records);
+    cell.recordIn(this._published);
 
   names(variant: Variant): SortedNames {
     return (this._names[variant] ??= this._index.views[variant].sortedNames(

@@ -1,6 +1,5 @@
-import type { RecordTableEditor } from './RecordTable';
-import type { Series } from './series';
 import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
+import type { Slicer } from './Slicer';
 import type { ValueSeries } from './ValueSeries';
 
 /** Flags of a value series. */
@@ -11,36 +10,45 @@ const PRESENT = 2;
 const SOURCED = 4;
 /** It has two sources or more, whose values its {@link ValueSeries} keeps. */
 const SHARED = 8;
+/** Shared, and one of its sources' values changed since they were last combined. */
+const UNSETTLED = 16;
+
+/** The value served of a series with `flags`, the increases `added` and the last value `last`. */
+function servedValue(flags: number, added: number, last: number): number {
+  if ((flags & SOURCED) === 0) return added;
+  // A lone source's value under every rule: 0 until it reports, and once forgotten.
+  return (flags & ADDED_ANY) !== 0 ? last + added : last;
+}
 
 /**
  * The working state of every up-down counter and gauge series, in columns indexed by the
  * series' number: the increases added, and the last value of its first source. A data point of
  * an up-down counter, or of a gauge's first source (most gauges have one), reads and writes a few
- * numbers of these arrays and the series' record, and no object of the series. A series with two
- * sources or more keeps their values in its {@link ValueSeries}, and its record is made once per
- * tick, at its end.
+ * numbers of these arrays, and no object of the series. A series with two sources or more keeps
+ * their values in its {@link ValueSeries}, combined once per tick into its last value
+ * ({@link settle}).
+ *
+ * The columns are what snapshots serve: each publication copies them whole
+ * ({@link ValueColumns.publish}), so that a change writes nothing but the series' numbers.
  */
 export class ValueColumns {
   private _added = new Float64Array(INITIAL_COLUMN_LENGTH);
+  /** The first source's last value; for a shared series, its sources' values combined when last settled. */
   private _last = new Float64Array(INITIAL_COLUMN_LENGTH);
   private _flags = new Uint8Array(INITIAL_COLUMN_LENGTH);
-  private _recordAt = new Int32Array(INITIAL_COLUMN_LENGTH);
   private readonly _series: ValueSeries[] = [];
+  /** The shared series whose sources changed since the last {@link settle}, and how many of them are settled. */
+  private readonly _unsettled: number[] = [];
+  private _settledAt = 0;
 
-  constructor(
-    private readonly _records: RecordTableEditor,
-    /** Marks a series with two sources or more changed in the tick under way. */
-    private readonly _changed: (series: Series) => void
-  ) {}
-
-  /** A new series at 0, whose record is at `recordAt`. Returns its number. */
-  create(recordAt: number, series: ValueSeries): number {
+  /** A new series at 0. Returns its number. */
+  create(series: ValueSeries): number {
     const number = this._series.push(series) - 1;
-    [this._added, this._last, this._flags, this._recordAt] = withRoomFor(
-      number,
-      [this._added, this._last, this._flags, this._recordAt]
-    );
-    this._recordAt[number] = recordAt;
+    [this._added, this._last, this._flags] = withRoomFor(number, [
+      this._added,
+      this._last,
+      this._flags,
+    ]);
     return number;
   }
 
@@ -52,7 +60,12 @@ export class ValueColumns {
       // The second source: the first one's value moves into the series' arrays.
       this._series[value]!.share(this._last[value]!, (flags & PRESENT) !== 0);
       this._flags[value] = flags | SHARED;
-    } else this._series[value]!.share();
+      // From now on the last value served is the sources' combined, settled at each tick's end.
+      this._unsettle(value);
+    } else {
+      this._series[value]!.share();
+      this._unsettle(value);
+    }
   }
 
   /** Adds a finite delta (an up-down counter's) to series `value`. Returns whether it changed. */
@@ -60,7 +73,6 @@ export class ValueColumns {
     if (delta === 0) return false;
     this._added[value] += delta;
     this._flags[value]! |= ADDED_ANY;
-    this._written(value);
     return true;
   }
 
@@ -68,16 +80,14 @@ export class ValueColumns {
   set(value: number, at: number, reported: number): boolean {
     const flags = this._flags[value]!;
     if ((flags & SHARED) !== 0) {
-      const series = this._series[value]!;
-      if (!series.setShared(at, reported)) return false;
-      this._changed(series);
+      if (!this._series[value]!.setShared(at, reported)) return false;
+      this._unsettle(value);
       return true;
     }
     if ((flags & PRESENT) !== 0 && Object.is(reported, this._last[value]))
       return false;
     this._flags[value] = flags | PRESENT;
     this._last[value] = reported;
-    this._written(value);
     return true;
   }
 
@@ -85,35 +95,79 @@ export class ValueColumns {
   forget(value: number, at: number): boolean {
     const flags = this._flags[value]!;
     if ((flags & SHARED) !== 0) {
-      const series = this._series[value]!;
-      if (!series.forgetShared(at)) return false;
-      this._changed(series);
+      if (!this._series[value]!.forgetShared(at)) return false;
+      this._unsettle(value);
       return true;
     }
     if ((flags & PRESENT) === 0) return false;
     this._flags[value] = flags & ~PRESENT;
     this._last[value] = 0;
-    this._written(value);
     return true;
   }
 
-  /** The value of series `value` as served. */
+  /** The value of series `value` as it is now. */
   value(value: number): number {
     const flags = this._flags[value]!;
-    const added = this._added[value]!;
-    if ((flags & SOURCED) === 0) return added;
-    // A lone source's value under every rule: 0 until it reports, and once forgotten.
     const last =
       (flags & SHARED) === 0
         ? this._last[value]!
         : this._series[value]!.combined();
-    return (flags & ADDED_ANY) !== 0 ? last + added : last;
+    return servedValue(flags, this._added[value]!, last);
   }
 
-  /** Writes the record of a series with one source at most, or marks a shared one changed. */
-  private _written(value: number): void {
-    if ((this._flags[value]! & SHARED) !== 0)
-      this._changed(this._series[value]!);
-    else this._records.set(this._recordAt[value]!, this.value(value));
+  /**
+   * Combines the sources' values of each shared series that changed, for {@link publish}.
+   * Returns true when done, false when `slicer` ended the slice first: call again to resume.
+   */
+  settle(slicer: Slicer): boolean {
+    const unsettled = this._unsettled;
+    while (this._settledAt < unsettled.length) {
+      const value = unsettled[this._settledAt++]!;
+      this._last[value] = this._series[value]!.combined();
+      this._flags[value]! &= ~UNSETTLED;
+      if (slicer.due()) return false;
+    }
+    unsettled.length = 0;
+    this._settledAt = 0;
+    return true;
+  }
+
+  /**
+   * Every series' numbers as they are now, copied: what a publication's snapshot serves. Call
+   * once {@link settle} is done.
+   */
+  publish(): ValueFigures {
+    const size = this._series.length;
+    return new ValueFigures(
+      this._added.slice(0, size),
+      this._last.slice(0, size),
+      this._flags.slice(0, size)
+    );
+  }
+
+  /** Marks shared series `value` for the next {@link settle}, once. */
+  private _unsettle(value: number): void {
+    const flags = this._flags[value]!;
+    if ((flags & UNSETTLED) !== 0) return;
+    this._flags[value] = flags | UNSETTLED;
+    this._unsettled.push(value);
+  }
+}
+
+/** The up-down counters' and gauges' numbers as one publication copied them: never changed. */
+export class ValueFigures {
+  constructor(
+    private readonly _added: Float64Array,
+    private readonly _last: Float64Array,
+    private readonly _flags: Uint8Array
+  ) {}
+
+  /** The value of series `value` as served. */
+  value(value: number): number {
+    return servedValue(
+      this._flags[value]!,
+      this._added[value]!,
+      this._last[value]!
+    );
   }
 }

@@ -1,3 +1,4 @@
+import type { PublishedRecords } from './records';
 import { Series, type LastValueRule, type NameTotals } from './series';
 import type { ValueColumns } from './ValueColumns';
 
@@ -25,12 +26,11 @@ export class ValueSeries extends Series<number> {
     totals: NameTotals,
     createdAtMonotonicMs: number,
     since: number,
-    index: number,
     /** Where its working state is. */
     readonly columns: ValueColumns
   ) {
-    super(totals, createdAtMonotonicMs, since, index);
-    this.number = columns.create(index, this);
+    super(totals, createdAtMonotonicMs, since);
+    this.number = columns.create(this);
   }
 
   /** A new source of last values, which counts 0 until it reports. */
@@ -47,6 +47,10 @@ export class ValueSeries extends Series<number> {
 
   publish(): number {
     return this.columns.value(this.number);
+  }
+
+  recordIn(published: PublishedRecords): number {
+    return published.values.value(this.number);
   }
 
   /**

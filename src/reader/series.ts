@@ -2,8 +2,7 @@ import type { MetricKind } from '../snapshot/legacyValues';
 import { BucketSum } from './BucketSum';
 import { HistogramSlots } from './HistogramSlots';
 import { emptyAggregate, type HistogramAggregate } from './histogramBuckets';
-import { Recorded } from './records';
-import type { RecordTable, RecordTableEditor } from './RecordTable';
+import { Recorded, type PublishedRecords } from './records';
 import type { SpiralColumns } from './SpiralColumns';
 import type { HistogramSeries } from './HistogramSeries';
 
@@ -29,6 +28,8 @@ export class NameTotals extends Recorded<HistogramAggregate> {
   readonly members: Series[] = [];
   /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
   index = -1;
+  /** The tick generation that last marked its sums changed: marked once per tick. */
+  dirtyGen = -1;
   /**
    * For histograms: the working sum of the members' buckets, kept by their windows as slots come
    * and go, at a scale no finer than any of theirs.
@@ -89,6 +90,10 @@ export class NameTotals extends Recorded<HistogramAggregate> {
     }
     return shared.toAggregate();
   }
+
+  recordIn(published: PublishedRecords): HistogramAggregate {
+    return published.table.get(this.index) as HistogramAggregate;
+  }
 }
 
 /**
@@ -102,17 +107,10 @@ export abstract class Series<R = unknown> extends Recorded<R> {
     /** When the reader first saw the series, on the monotonic clock: `ms_since_reset` counts from here. */
     readonly createdAtMonotonicMs: number,
     /** The generation in which the series appeared: older snapshots do not show it. */
-    readonly since: number,
-    /** Where its record is in the record table. */
-    readonly index: number
+    readonly since: number
   ) {
     super();
     totals.members.push(this);
-  }
-
-  /** Appends its first record to the table, at {@link index} on (the table's size when it was made). */
-  appendRecord(records: RecordTableEditor): void {
-    records.push(this.publish());
   }
 }
 
@@ -126,11 +124,10 @@ export class SpiralSeries extends Series<SpiralRecord> {
     totals: NameTotals,
     createdAtMonotonicMs: number,
     since: number,
-    index: number,
     private readonly _columns: SpiralColumns
   ) {
-    super(totals, createdAtMonotonicMs, since, index);
-    this.number = _columns.create(index);
+    super(totals, createdAtMonotonicMs, since);
+    this.number = _columns.create();
   }
 
   /** Its number in the columns: what its attribute sets bind to. */
@@ -143,21 +140,11 @@ export class SpiralSeries extends Series<SpiralRecord> {
     );
   }
 
-  // Two numbers in two places, `count` then `one`: no object per record.
-  override writeRecord(records: RecordTableEditor): void {
-    records.set(this.index, this._columns.count(this.number));
-    records.set(this.index + 1, this._columns.one(this.number));
-  }
-
-  override appendRecord(records: RecordTableEditor): void {
-    records.push(this._columns.count(this.number));
-    records.push(this._columns.one(this.number));
-  }
-
-  override recordIn(records: RecordTable): SpiralRecord {
+  recordIn(published: PublishedRecords): SpiralRecord {
+    const figures = published.spirals;
     return new SpiralRecord(
-      records.get(this.index) as number,
-      records.get(this.index + 1) as number
+      figures.count(this.number),
+      figures.one(this.number)
     );
   }
 }

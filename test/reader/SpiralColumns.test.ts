@@ -1,21 +1,13 @@
-import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { Slicer } from '../../src/reader/Slicer';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 
 /** Slots per window in these tests: the data of slot s leaves when the window ends at s + 3. */
 const WINDOW_SLOTS = 3;
 
-/** One spiral, numbered 0, with its record at places 0 and 1 of the table. */
-function oneSpiral(): {
-  columns: SpiralColumns;
-  editor: RecordTableEditor;
-  spiral: number;
-} {
-  const editor = new RecordTableEditor();
-  const columns = new SpiralColumns(editor, WINDOW_SLOTS);
-  const spiral = columns.create(editor.push(0));
-  editor.push(0);
-  return { columns, editor, spiral };
+/** One spiral, numbered 0. */
+function oneSpiral(): { columns: SpiralColumns; spiral: number } {
+  const columns = new SpiralColumns(WINDOW_SLOTS);
+  return { columns, spiral: columns.create() };
 }
 
 /** Adds `deltas` by slot, one slot after another from slot 1, expiring as a tick does. */
@@ -45,38 +37,37 @@ describe('SpiralColumns', () => {
       expect([columns.count(spiral), columns.one(spiral)]).toEqual([6, 6]);
     });
 
-    it("should write the spiral's record into the next version of the table at once", () => {
-      const { columns, editor, spiral } = oneSpiral();
-      const before = editor.publish();
+    it('should publish copies of `count` and `one` that later changes leave alone', () => {
+      const { columns, spiral } = oneSpiral();
+      const before = columns.publish();
       columns.add(spiral, 1, 4);
       columns.add(spiral, 2, 0.5);
-      const after = editor.publish();
-      expect([before.get(0), before.get(1)]).toEqual([0, 0]);
-      expect([after.get(0), after.get(1)]).toEqual([4.5, 4.5]);
+      const after = columns.publish();
+      columns.add(spiral, 3, 1);
+      columns.expire(1 + WINDOW_SLOTS, Slicer.unbounded());
+      expect([before.count(spiral), before.one(spiral)]).toEqual([0, 0]);
+      expect([after.count(spiral), after.one(spiral)]).toEqual([4.5, 4.5]);
+      expect([columns.count(spiral), columns.one(spiral)]).toEqual([5.5, 1.5]);
     });
 
     it('should keep many spirals apart, past the first columns', () => {
-      const editor = new RecordTableEditor();
-      const columns = new SpiralColumns(editor, WINDOW_SLOTS);
-      const spirals = Array.from({ length: 3000 }, () => {
-        const spiral = columns.create(editor.push(0));
-        editor.push(0);
-        return spiral;
-      });
+      const columns = new SpiralColumns(WINDOW_SLOTS);
+      const spirals = Array.from({ length: 3000 }, () => columns.create());
       for (const spiral of spirals) columns.add(spiral, 1, spiral + 1);
+      const full = columns.publish();
       columns.expire(1 + WINDOW_SLOTS, Slicer.unbounded());
-      const table = editor.publish();
-      expect(spirals.map(s => columns.count(s))).toEqual(
+      const expired = columns.publish();
+      expect(spirals.map(s => expired.count(s))).toEqual(
         spirals.map(s => s + 1)
       );
-      expect(spirals.every(s => columns.one(s) === 0)).toBe(true);
-      expect([table.get(2 * 2999), table.get(2 * 2999 + 1)]).toEqual([3000, 0]);
+      expect(spirals.every(s => expired.one(s) === 0)).toBe(true);
+      expect(spirals.map(s => full.one(s))).toEqual(spirals.map(s => s + 1));
     });
   });
 
   describe('expire', () => {
     it('should drop slots up to and including the one that leaves the window', () => {
-      const { columns, editor, spiral } = oneSpiral();
+      const { columns, spiral } = oneSpiral();
       columns.add(spiral, 10, 5);
       columns.add(spiral, 11, 1);
       columns.expire(12, Slicer.unbounded());
@@ -85,8 +76,8 @@ describe('SpiralColumns', () => {
       expect([columns.count(spiral), columns.one(spiral)]).toEqual([6, 1]);
       columns.expire(14, Slicer.unbounded());
       expect(columns.one(spiral)).toBe(0);
-      const table = editor.publish();
-      expect([table.get(0), table.get(1)]).toEqual([6, 0]);
+      const figures = columns.publish();
+      expect([figures.count(spiral), figures.one(spiral)]).toEqual([6, 0]);
     });
 
     it('should leave no float residue, nor NaN, in `one` when slots leave', () => {
@@ -142,12 +133,11 @@ describe('SpiralColumns', () => {
     });
 
     it('should resume where a slice ended, with the same result', () => {
-      const editor = new RecordTableEditor();
-      const sliced = new SpiralColumns(editor, WINDOW_SLOTS);
-      const whole = new SpiralColumns(new RecordTableEditor(), WINDOW_SLOTS);
+      const sliced = new SpiralColumns(WINDOW_SLOTS);
+      const whole = new SpiralColumns(WINDOW_SLOTS);
       for (const columns of [sliced, whole])
         for (let i = 0; i < 10; i++) {
-          const spiral = columns.create(2 * i);
+          const spiral = columns.create();
           columns.add(spiral, 1, i + 1);
           columns.add(spiral, 2, 0.5);
         }

@@ -1,18 +1,17 @@
 import { NameTotals, type LastValueRule } from '../../src/reader/series';
 import { ValueSeries } from '../../src/reader/ValueSeries';
-import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { ValueColumns } from '../../src/reader/ValueColumns';
 
-/** Columns of their own for the value series of one test; a change to a shared series is not followed here. */
+/** Columns of their own for the value series of one test. */
 function valueColumns(): ValueColumns {
-  return new ValueColumns(new RecordTableEditor(), () => undefined);
+  return new ValueColumns();
 }
 
 /** A gauge series with three sources reporting 2, 4 and 9, combined by `rule`. */
 function gaugeOfThree(rule: LastValueRule) {
   const totals = new NameTotals('gauge', false, 0, 'gauge "load"');
   totals.lastValues = rule;
-  const series = new ValueSeries(totals, 0, 0, 0, valueColumns());
+  const series = new ValueSeries(totals, 0, 0, valueColumns());
   const sources = [series.source(), series.source(), series.source()];
   sources.forEach((source, i) => source.set([2, 4, 9][i]!));
   return { series, sources };
@@ -39,7 +38,7 @@ describe('ValueSeries last-value rules', () => {
   it('should count a source that has not reported yet only in the sum (as 0)', () => {
     const totals = new NameTotals('gauge', false, 0, 'gauge "load"');
     totals.lastValues = 'min';
-    const series = new ValueSeries(totals, 0, 0, 0, valueColumns());
+    const series = new ValueSeries(totals, 0, 0, valueColumns());
     series.source().set(5);
     series.source();
     expect(series.publish()).toBe(5);
@@ -56,7 +55,7 @@ describe('ValueSeries last-value rules', () => {
     rule => {
       const totals = new NameTotals('gauge', false, 0, 'gauge "load"');
       totals.lastValues = rule;
-      const series = new ValueSeries(totals, 0, 0, 0, valueColumns());
+      const series = new ValueSeries(totals, 0, 0, valueColumns());
       const source = series.source();
       expect(series.publish()).toBe(0);
       expect(source.set(7)).toBe(true);
@@ -72,7 +71,7 @@ describe('ValueSeries last-value rules', () => {
   it("should keep a lone source's value and whether it reported when a second source joins", () => {
     const totals = new NameTotals('gauge', false, 0, 'gauge "load"');
     totals.lastValues = 'average';
-    const series = new ValueSeries(totals, 0, 0, 0, valueColumns());
+    const series = new ValueSeries(totals, 0, 0, valueColumns());
     const first = series.source();
     first.set(6);
     const second = series.source();

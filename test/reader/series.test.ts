@@ -1,25 +1,24 @@
 import { HistogramSeries } from '../../src/reader/HistogramSeries';
 import { NameTotals, SpiralSeries } from '../../src/reader/series';
 import { RecordTableEditor } from '../../src/reader/RecordTable';
+import { PublishedRecords } from '../../src/reader/records';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
 import { ValueColumns } from '../../src/reader/ValueColumns';
 
-/** Columns of their own for the value series of one test; a change to a shared series is not followed here. */
+/** Columns of their own for the value series of one test. */
 function valueColumns(): ValueColumns {
-  return new ValueColumns(new RecordTableEditor(), () => undefined);
+  return new ValueColumns();
 }
 
 describe('SpiralSeries', () => {
   describe('publish', () => {
     it('should make a new record of its columns, leaving the previous one as it was', () => {
-      const editor = new RecordTableEditor();
-      const columns = new SpiralColumns(editor, 60);
+      const columns = new SpiralColumns(60);
       const spiral = new SpiralSeries(
         new NameTotals('spiral', true, 1, 'test'),
         0,
         1,
-        0,
         columns
       );
       columns.add(spiral.number, 1, 1);
@@ -31,21 +30,26 @@ describe('SpiralSeries', () => {
   });
 
   describe('recordIn', () => {
-    it('should read its two numbers from a version of the table', () => {
+    it('should read its two numbers from a publication', () => {
       const editor = new RecordTableEditor();
-      const columns = new SpiralColumns(editor, 60);
+      const columns = new SpiralColumns(60);
+      const values = new ValueColumns();
       const spiral = new SpiralSeries(
         new NameTotals('spiral', true, 1, 'test'),
         0,
         1,
-        editor.size,
         columns
       );
-      spiral.appendRecord(editor);
-      const empty = editor.publish();
+      const published = () =>
+        new PublishedRecords(
+          editor.publish(),
+          columns.publish(),
+          values.publish()
+        );
+      const empty = published();
       columns.add(spiral.number, 1, 3);
       expect(spiral.recordIn(empty)).toEqual({ count: 0, one: 0 });
-      expect(spiral.recordIn(editor.publish())).toEqual({ count: 3, one: 3 });
+      expect(spiral.recordIn(published())).toEqual({ count: 3, one: 3 });
     });
   });
 });
@@ -57,7 +61,6 @@ describe('ValueSeries', () => {
         new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
-        0,
         valueColumns()
       );
       const source = gauge.source();
@@ -73,7 +76,6 @@ describe('ValueSeries', () => {
         new NameTotals('gauge', false, 1, 'test'),
         0,
         1,
-        0,
         valueColumns()
       );
       const a = gauge.source();
@@ -97,7 +99,6 @@ describe('ValueSeries', () => {
         new NameTotals('counter', true, 1, 'test'),
         0,
         1,
-        0,
         valueColumns()
       );
       expect(counter.add(5)).toBe(true);

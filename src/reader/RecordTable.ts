@@ -1,8 +1,10 @@
 /*
- * The published records of every series, in one flat array that holds the newest published
- * version. A tick stages its records beside the array, so the version it replaces serves whole
- * meanwhile; they are then written into the array, in slices, keeping the values they replace
- * in an undo log, which the replaced version reads before the array from the moment the first
+ * The published records of the series made as objects (histogram windows, and the `/all` sums
+ * of histogram names), in one flat array that holds the newest published version; the other
+ * series are numbers in columns, which each publication copies whole (see `records.ts`). A
+ * tick stages its records beside the array, so the version it replaces serves whole meanwhile;
+ * they are then written into the array, in slices, keeping the values they replace in an undo
+ * log, which the replaced version reads before the array from the moment the first
  * is written; the next version is published once all are. So every version answers the same
  * forever, while a tick copies nothing that did not change: the newest version reads the array,
  * an older one its logs first.

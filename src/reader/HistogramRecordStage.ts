@@ -1,4 +1,4 @@
-import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
+import { INITIAL_COLUMN_LENGTH, unboxed, withRoomFor } from './columns';
 import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramSeries';
 import type { RecordTableEditor } from './RecordTable';
 import type { SlotFrame } from './HistogramSlots';
@@ -76,13 +76,13 @@ export class HistogramRecordStage {
         frame === undefined
           ? EMPTY_HISTOGRAM_RECORD
           : new HistogramRecord(
-              numbers[first + SCALE]!,
-              numbers[first + COUNT]!,
-              numbers[first + ZERO_COUNT]!,
+              numbers[first + SCALE]! | 0,
+              unboxed(numbers[first + COUNT]!),
+              unboxed(numbers[first + ZERO_COUNT]!),
               frame,
-              numbers[first + NEWEST_SLOT]!,
+              numbers[first + NEWEST_SLOT]! | 0,
               numbers[first + NEWEST_AT]! | 0,
-              numbers[first + THROUGH]!
+              numbers[first + THROUGH]! | 0
             )
       );
       if (slicer.due()) return false;

@@ -31,8 +31,9 @@ import {
 } from './HistogramSlots';
 import type { HistogramRecordStage } from './HistogramRecordStage';
 import { H_COUNT } from './CapturedCollection';
+import { unboxed } from './columns';
 import type { PublishedRecords } from './records';
-import { Series, type NameTotals } from './series';
+import { NO_SCALE, Series, type NameTotals } from './series';
 
 /**
  * Histogram: the window's count, exact mean, min and max, and estimated percentiles. Its working
@@ -75,10 +76,11 @@ export class HistogramSeries extends Series<HistogramRecord> {
   /** The last slot expired through: every slot up to it is gone, and later data is newer. */
   private _expiredThrough = NO_SLOT;
   /**
-   * The scale of its record as last published, NaN while that was empty: what the name's count
-   * of scales holds for it, kept here so that publishing reads no older record.
+   * The scale of its record as last published, NO_SCALE while that was empty: what the name's
+   * count of scales holds for it, kept here so that publishing reads no older record. (An integer
+   * rather than NaN: a field that held NaN would take a number box of its own in every series.)
    */
-  publishedScale = NaN;
+  publishedScale = NO_SCALE;
 
   constructor(
     totals: NameTotals,
@@ -116,10 +118,10 @@ export class HistogramSeries extends Series<HistogramRecord> {
     if (newestSlot === NO_SLOT) {
       this._oldestSlot = slot;
       this._oldestAt = at;
-      this._scale = entries[at + SCALE]!;
+      this._scale = entries[at + SCALE]! | 0;
     } else {
       linkNext(slots.entriesOf(newestSlot), this._newestAt, slot, at);
-      this._scale = Math.min(this._scale, entries[at + SCALE]!);
+      this._scale = Math.min(this._scale, entries[at + SCALE]!) | 0;
     }
     this._newestSlot = slot;
     this._newestAt = at;
@@ -129,8 +131,8 @@ export class HistogramSeries extends Series<HistogramRecord> {
 
   /** Counts the entry at `at` into the window's counts and the name's sum. */
   private _counted(entries: SlotEntries, at: number): void {
-    this._count += entries[at + COUNT]!;
-    this._zeroCount += entries[at + ZERO_COUNT]!;
+    this._count = unboxed(this._count + entries[at + COUNT]!);
+    this._zeroCount = unboxed(this._zeroCount + entries[at + ZERO_COUNT]!);
     this.totals.shared!.addEntry(entries, at);
   }
 
@@ -152,7 +154,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
     else linkNext(slots.entriesOf(prevSlot), prevAt, slot, at);
     slots.release(slot);
     this._newestAt = at;
-    this._scale = Math.min(this._scale, merged.point[SCALE]!);
+    this._scale = Math.min(this._scale, merged.point[SCALE]!) | 0;
     this._counted(merged.point, 0);
   }
 
@@ -172,10 +174,10 @@ export class HistogramSeries extends Series<HistogramRecord> {
     let at = this._oldestAt;
     while (oldest !== NO_SLOT && oldest <= slot) {
       const entries = slots.entriesOf(oldest);
-      this._count -= entries[at + COUNT]!;
-      this._zeroCount -= entries[at + ZERO_COUNT]!;
+      this._count = unboxed(this._count - entries[at + COUNT]!);
+      this._zeroCount = unboxed(this._zeroCount - entries[at + ZERO_COUNT]!);
       shared.subtractEntry(entries, at);
-      const next = entries[at + NEXT_SLOT]!;
+      const next = entries[at + NEXT_SLOT]! | 0;
       at = entries[at + NEXT_AT]! | 0;
       slots.release(oldest);
       oldest = next;
@@ -196,12 +198,12 @@ export class HistogramSeries extends Series<HistogramRecord> {
 
   /**
    * Stages its record as the window is now, for `stage` to make at the tick's end. Returns the
-   * record's scale, NaN when the window is empty.
+   * record's scale, NO_SCALE when the window is empty.
    */
   stageRecord(stage: HistogramRecordStage): number {
     if (this._newestSlot === NO_SLOT) {
       stage.stage(this.index, undefined, NO_SLOT, 0, NO_SLOT, MAX_SCALE, 0, 0);
-      return NaN;
+      return NO_SCALE;
     }
     stage.stage(
       this.index,

@@ -49,7 +49,7 @@ export class HistogramSlots {
    */
   local(slot: number): number {
     if (Number.isNaN(this._base)) this._base = slot;
-    return slot - this._base;
+    return (slot - this._base) | 0;
   }
 
   /** The entries of `slot`, which has entries in a window. */
@@ -72,8 +72,9 @@ export class HistogramSlots {
       this._start(place, slot, length);
       place = slot & this._mask;
     }
-    const at = this._ends[place]!;
-    const end = at + length;
+    // Integers throughout: an offset kept in a series' field would otherwise take a number box.
+    const at = this._ends[place]! | 0;
+    const end = (at + length) | 0;
     if (end > this._arrays[place]!.length) this._enlarge(place, end);
     this._ends[place] = end;
     this._live[place]!++;

@@ -17,10 +17,14 @@ export class ValueSeries extends Series<number> {
   readonly number: number;
   /** How many sources of last values it has. */
   private _sourceCount = 0;
-  /** Every source's last value, once there are two or more. */
-  private readonly _lastValues: number[] = [];
-  /** Whether each source reported and was not forgotten since: only those count for `max`, `min`, `average`. */
-  private readonly _present: boolean[] = [];
+  /**
+   * Every source's last value, and whether each reported and was not forgotten since (only those
+   * count for `max`, `min`, `average`): kept once there are two sources or more. Made then, as
+   * most series never have a second source, and two arrays for each would be much of the
+   * objects the collector traces.
+   */
+  private _sources: { values: number[]; present: boolean[] } | undefined =
+    undefined;
 
   constructor(
     totals: NameTotals,
@@ -59,60 +63,64 @@ export class ValueSeries extends Series<number> {
    * @internal
    */
   share(firstValue?: number, firstPresent?: boolean): void {
+    const { values, present } = (this._sources ??= { values: [], present: [] });
     if (firstValue !== undefined) {
-      this._lastValues.push(firstValue);
-      this._present.push(firstPresent === true);
+      values.push(firstValue);
+      present.push(firstPresent === true);
     }
-    this._lastValues.push(0);
-    this._present.push(false);
+    values.push(0);
+    present.push(false);
   }
 
   /** A source's value as reported, once the series keeps them. Returns whether it changed. @internal */
   setShared(at: number, value: number): boolean {
-    const was = this._present[at];
-    this._present[at] = true;
-    if (was === true && Object.is(value, this._lastValues[at])) return false;
-    this._lastValues[at] = value;
+    const { values, present } = this._sources!;
+    const was = present[at];
+    present[at] = true;
+    if (was === true && Object.is(value, values[at])) return false;
+    values[at] = value;
     return true;
   }
 
   /** Forgets a source's value, once the series keeps them. Returns whether it changed. @internal */
   forgetShared(at: number): boolean {
-    if (this._present[at] !== true) return false;
-    this._present[at] = false;
-    this._lastValues[at] = 0;
+    const { values, present } = this._sources!;
+    if (present[at] !== true) return false;
+    present[at] = false;
+    values[at] = 0;
     return true;
   }
 
   /** The sources' values combined by the name's rule, summed afresh in their order. @internal */
   combined(): number {
-    const values = this._lastValues;
+    const { values, present } = this._sources!;
     const rule = this.totals.lastValues;
-    if (rule !== 'sum') return this._combinePresent(rule, values);
+    if (rule !== 'sum') return combinePresent(rule, values, present);
     // A running difference would drift, and keep NaN for good.
     let value = values[0]!;
     for (let i = 1; i < values.length; i++) value += values[i]!;
     return value;
   }
+}
 
-  /** The sources that reported, combined by `rule`; 0 when none did. */
-  private _combinePresent(
-    rule: Exclude<LastValueRule, 'sum'>,
-    values: readonly number[]
-  ): number {
-    let result = 0;
-    let count = 0;
-    for (let i = 0; i < values.length; i++) {
-      if (!this._present[i]) continue;
-      const value = values[i]!;
-      if (count === 0) result = value;
-      else if (rule === 'max') result = Math.max(result, value);
-      else if (rule === 'min') result = Math.min(result, value);
-      else result += value;
-      count++;
-    }
-    return rule === 'average' && count > 0 ? result / count : result;
+/** The values of the sources `present`, combined by `rule`; 0 when none is. */
+function combinePresent(
+  rule: Exclude<LastValueRule, 'sum'>,
+  values: readonly number[],
+  present: readonly boolean[]
+): number {
+  let result = 0;
+  let count = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (!present[i]) continue;
+    const value = values[i]!;
+    if (count === 0) result = value;
+    else if (rule === 'max') result = Math.max(result, value);
+    else if (rule === 'min') result = Math.min(result, value);
+    else result += value;
+    count++;
   }
+  return rule === 'average' && count > 0 ? result / count : result;
 }
 
 /** One source of last values of a {@link ValueSeries}: what an attribute set of a gauge binds to. */

@@ -6,6 +6,9 @@ import { Recorded, type PublishedRecords } from './records';
 import type { SpiralColumns } from './SpiralColumns';
 import type { HistogramSeries } from './HistogramSeries';
 
+/** The scale of an empty histogram window: below every scale the SDK gives. */
+export const NO_SCALE = -(2 ** 30);
+
 /** How the last values of several sources of one series combine: `sum` unless chosen otherwise. */
 export type LastValueRule = 'sum' | 'max' | 'min' | 'average';
 
@@ -60,18 +63,18 @@ export class NameTotals extends Recorded<HistogramAggregate> {
   }
 
   /**
-   * Follows a member window from one published scale to the next (NaN while it is empty), so
+   * Follows a member window from one published scale to the next ({@link NO_SCALE} while it is empty), so
    * the coarsest scale is known without a scan.
    */
   memberChanged(before: number, after: number): void {
     // Most ticks keep a window non-empty at its scale: nothing to count then.
     if (before === after) return;
-    if (!Number.isNaN(before)) {
+    if (before !== NO_SCALE) {
       const left = this._scales.get(before)! - 1;
       if (left === 0) this._scales.delete(before);
       else this._scales.set(before, left);
     }
-    if (!Number.isNaN(after))
+    if (after !== NO_SCALE)
       this._scales.set(after, (this._scales.get(after) ?? 0) + 1);
   }
 

@@ -13,7 +13,7 @@ import {
   HistogramSeries,
   type HistogramRecord,
 } from '../../src/reader/HistogramSeries';
-import { NameTotals } from '../../src/reader/series';
+import { NameTotals, NO_SCALE } from '../../src/reader/series';
 import { HistogramRecordStage } from '../../src/reader/HistogramRecordStage';
 import { RecordTableEditor } from '../../src/reader/RecordTable';
 import { Slicer } from '../../src/reader/Slicer';
@@ -273,8 +273,8 @@ describe('stageRecord', () => {
     });
     window.expireThrough(100);
     stageNow();
-    expect(scales[0]).toBeNaN();
-    expect(scales.at(-1)).toBeNaN();
+    expect(scales[0]).toBe(NO_SCALE);
+    expect(scales.at(-1)).toBe(NO_SCALE);
     expect(scales[1]).toBe(expected[1]!.scale);
     expect(expected.map(aggregate => aggregate.count)).toEqual([
       0, 2, 4, 6, 8, 8, 10, 8, 8, 10, 0,

@@ -57,7 +57,9 @@ export class HistogramSeries extends Series<HistogramRecord> {
   private readonly _slots: HistogramSlots = this.totals.slots!;
   /*
    * Slots here are counted from the name's first (`HistogramSlots.local`), as in the entries.
-   * The window's oldest entry and its newest: their slots are NO_SLOT while it is empty.
+   * The window's oldest entry and its newest: their slots are NO_SLOT while it is empty. Every
+   * number field here is written as a small integer (`| 0`, or `unboxed` for the counts) when
+   * read from the entries: see `unboxed`.
    */
   private _oldestSlot = NO_SLOT;
   private _oldestAt = 0;

@@ -63,8 +63,8 @@ export class NameTotals extends Recorded<HistogramAggregate> {
   }
 
   /**
-   * Follows a member window from one published scale to the next ({@link NO_SCALE} while it is empty), so
-   * the coarsest scale is known without a scan.
+   * Follows a member window from one published scale to the next ({@link NO_SCALE} while it
+   * is empty), so the coarsest scale is known without a scan.
    */
   memberChanged(before: number, after: number): void {
     // Most ticks keep a window non-empty at its scale: nothing to count then.

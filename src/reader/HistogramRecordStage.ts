@@ -1,5 +1,5 @@
 import { INITIAL_COLUMN_LENGTH, unboxed, withRoomFor } from './columns';
-import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramSeries';
+import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramRecord';
 import type { RecordTableEditor } from './RecordTable';
 import type { SlotFrame } from './HistogramSlots';
 import type { Slicer } from './Slicer';

@@ -10,9 +10,9 @@ import {
 } from '../../src/reader/histogramBuckets';
 import {
   EMPTY_HISTOGRAM_RECORD,
-  HistogramSeries,
   type HistogramRecord,
-} from '../../src/reader/HistogramSeries';
+} from '../../src/reader/HistogramRecord';
+import { HistogramSeries } from '../../src/reader/HistogramSeries';
 import { NameTotals, NO_SCALE } from '../../src/reader/series';
 import { HistogramRecordStage } from '../../src/reader/HistogramRecordStage';
 import { RecordTableEditor } from '../../src/reader/RecordTable';

@@ -46,6 +46,15 @@ export class HistogramRecord implements Readonly<HistogramSummary> {
     private readonly _through: number
   ) {}
 
+  /** Whether its newest entry is the one at `newestAt` of `newestSlot`, and its first slot gone `through`. */
+  standsAt(newestSlot: number, newestAt: number, through: number): boolean {
+    return (
+      this._newestSlot === newestSlot &&
+      this._newestAt === newestAt &&
+      this._through === through
+    );
+  }
+
   /** The slots' sums added oldest first, as a sum afresh gives it whatever order they merged in. */
   get sum(): number {
     return (this._scalars ??= this._readScalars()).sum;

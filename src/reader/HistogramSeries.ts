@@ -16,7 +16,7 @@ import {
 } from './slotEntries';
 import type { HistogramSlots } from './HistogramSlots';
 import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramRecord';
-import type { HistogramRecordStage } from './HistogramRecordStage';
+import type { HistogramColumns } from './HistogramColumns';
 import { H_COUNT } from './CapturedCollection';
 import { unboxed } from './columns';
 import type { PublishedRecords } from './records';
@@ -70,13 +70,18 @@ export class HistogramSeries extends Series<HistogramRecord> {
    * rather than NaN: a field that held NaN would take a number box of its own in every series.)
    */
   publishedScale = NO_SCALE;
+  /**
+   * The record last made of it for a snapshot, which the next snapshot that finds the window
+   * unchanged serves again (see `HistogramFigures.record`). Written by requests, not the tick.
+   */
+  lastRecord: HistogramRecord | undefined = undefined;
 
   constructor(
     totals: NameTotals,
     createdAtMonotonicMs: number,
     since: number,
-    /** Where its record is in the record table. */
-    readonly index: number
+    /** Its number in the {@link HistogramColumns}, where publications find its record's numbers. */
+    readonly number: number
   ) {
     super(totals, createdAtMonotonicMs, since);
   }
@@ -186,17 +191,16 @@ export class HistogramSeries extends Series<HistogramRecord> {
   }
 
   /**
-   * Stages its record as the window is now, for `stage` to make at the tick's end. Returns the
-   * record's scale, NO_SCALE when the window is empty.
+   * Writes into `columns` the numbers of its record as the window is now, for the next
+   * publication. Returns the record's scale, NO_SCALE when the window is empty.
    */
-  stageRecord(stage: HistogramRecordStage): number {
+  writeRecord(columns: HistogramColumns): number {
     if (this._newestSlot === NO_SLOT) {
-      stage.stage(this.index, undefined, NO_SLOT, 0, NO_SLOT, MAX_SCALE, 0, 0);
+      columns.write(this.number, NO_SLOT, 0, NO_SLOT, MAX_SCALE, 0, 0);
       return NO_SCALE;
     }
-    stage.stage(
-      this.index,
-      this._slots.frame(),
+    columns.write(
+      this.number,
       this._newestSlot,
       this._newestAt,
       this._expiredThrough,
@@ -208,7 +212,7 @@ export class HistogramSeries extends Series<HistogramRecord> {
   }
 
   recordIn(published: PublishedRecords): HistogramRecord {
-    return published.table.get(this.index) as HistogramRecord;
+    return published.histograms.record(this);
   }
 
   /** The window as it is now, as an immutable record that later changes leave alone. */

@@ -2,7 +2,7 @@ import { WARNING_CODES, type WarnOnce } from '../warnings';
 import type { InstrumentState } from './instruments';
 import { describeInstrument } from './LegacyNamer';
 import type { ResolvedReaderOptions } from './options';
-import type { RecordTableEditor } from './RecordTable';
+import type { HistogramNames } from './HistogramNames';
 import { NameTotals } from './series';
 
 /**
@@ -17,7 +17,7 @@ export class LegacyNameTable {
   private readonly _turnedFloat: NameTotals[] = [];
 
   constructor(
-    private readonly _records: RecordTableEditor,
+    private readonly _histogramNames: HistogramNames,
     private readonly _warnings: WarnOnce,
     private readonly _options: Pick<ResolvedReaderOptions, 'lastValueRules'>
   ) {}
@@ -38,8 +38,7 @@ export class LegacyNameTable {
       totals = new NameTotals(instrument.kind, instrument.integer, gen, origin);
       const rule = this._options.lastValueRules?.get(name);
       if (rule !== undefined) totals.lastValues = rule;
-      if (totals.kind === 'histogram')
-        totals.index = this._records.push(totals.publish());
+      if (totals.kind === 'histogram') this._histogramNames.add(totals);
       this.totals.set(name, totals);
       return totals;
     }

@@ -15,7 +15,8 @@ import { LegacyNamer } from './LegacyNamer';
 import { LegacyNameTable } from './LegacyNameTable';
 import type { ResolvedReaderOptions } from './options';
 import { Publication } from './Publication';
-import { RecordTableEditor, type RecordTable } from './RecordTable';
+import { HistogramColumns } from './HistogramColumns';
+import { HistogramNames } from './HistogramNames';
 import type { HistogramSeries } from './HistogramSeries';
 import type { NameTotals } from './series';
 import { PublishedRecords } from './records';
@@ -55,9 +56,9 @@ export class MetricStore {
   private readonly _expiries: ExpiryWheel<HistogramSeries>;
   private readonly _columns: StoreColumns;
   private readonly _warnings = new WarnOnce();
-  private readonly _records = new RecordTableEditor();
+  private readonly _histogramNames = new HistogramNames();
   /** What changed in the tick under way: published at its end. */
-  private readonly _publication = new Publication(this._records);
+  private readonly _publication: Publication;
   private readonly _histogramChanged = (series: HistogramSeries): void =>
     this._publication.histogramChanged(series, this._tickGen);
   /** The data points of the collection being applied, copied out of the SDK's objects. */
@@ -73,8 +74,17 @@ export class MetricStore {
     this._columns = {
       spirals: new SpiralColumns(windowSlots),
       values: new ValueColumns(),
+      histograms: new HistogramColumns(),
     };
-    this._names = new LegacyNameTable(this._records, this._warnings, _options);
+    this._publication = new Publication(
+      this._columns.histograms,
+      this._histogramNames
+    );
+    this._names = new LegacyNameTable(
+      this._histogramNames,
+      this._warnings,
+      _options
+    );
     this.views = {
       host_type: new VariantIndex(_options.hostTypes),
       host: new VariantIndex(_options.hosts ?? _options.hostTypes),
@@ -85,7 +95,6 @@ export class MetricStore {
       new SeriesDirectory(
         new LegacyNamer(_options, this._warnings),
         this._names,
-        this._records,
         this._columns,
         this.views
       ),
@@ -97,7 +106,7 @@ export class MetricStore {
     const monotonicMs = _options.monotonicNow();
     this._view = new StoreView(
       this,
-      this._published(this._records.publish()),
+      this._published(),
       0,
       _options.now(),
       monotonicMs
@@ -257,19 +266,18 @@ export class MetricStore {
   }
 
   /**
-   * Publishes what the tick changed as new records, and returns the content of the next
-   * snapshot, stamped with the wall-clock `timeMs`. The snapshots published before keep their
-   * own version of the records.
+   * Publishes what the tick changed, and returns the content of the next snapshot, stamped with
+   * the wall-clock `timeMs`. The snapshots published before keep their own copies.
    */
   publish(timeMs: number, monotonicMs: number): StoreView {
     this._columns.values.settle(Slicer.unbounded());
-    this._publication.makeRecords(Slicer.unbounded());
+    this._publication.makeSums(Slicer.unbounded());
     return this._swap(timeMs, monotonicMs);
   }
 
   /**
-   * {@link publish} in slices of `slicer`'s budget: the records are made and written into the
-   * table in slices, and the new content replaces the old in one step at the end.
+   * {@link publish} in slices of `slicer`'s budget: shared last values are combined and the
+   * names' sums made in slices, and the new content replaces the old in one step at the end.
    */
   async publishSliced(
     timeMs: number,
@@ -277,12 +285,7 @@ export class MetricStore {
     slicer = this.slicer()
   ): Promise<StoreView> {
     while (!this._columns.values.settle(slicer)) await slicer.pause();
-    while (!this._publication.makeRecords(slicer)) await slicer.pause();
-    // An epoch's end copies the table: ahead, in slices, rather than in the one step of the swap.
-    while (!this._records.prepare(slicer)) await slicer.pause();
-    // The records go into the table in slices too; the snapshot served meanwhile reads what they
-    // replace from the table's log.
-    while (!this._records.write(slicer)) await slicer.pause();
+    while (!this._publication.makeSums(slicer)) await slicer.pause();
     return this._swap(timeMs, monotonicMs);
   }
 
@@ -302,9 +305,10 @@ export class MetricStore {
   private _swap(timeMs: number, monotonicMs: number): StoreView {
     const gen = this._tickGen;
     this._names.publishFlags();
+    this._publication.finish();
     this._view = new StoreView(
       this,
-      this._published(this._publication.finish()),
+      this._published(),
       gen,
       timeMs,
       monotonicMs
@@ -313,12 +317,14 @@ export class MetricStore {
     return this._view;
   }
 
-  /** What a snapshot reads: `table`, and the columns as they are now. */
-  private _published(table: RecordTable): PublishedRecords {
+  /** What a snapshot reads: the columns and the histogram names' sums as they are now. */
+  private _published(): PublishedRecords {
+    const names = this._histogramNames.publish();
     return new PublishedRecords(
-      table,
       this._columns.spirals.publish(),
-      this._columns.values.publish()
+      this._columns.values.publish(),
+      this._columns.histograms.publish(names.frames),
+      names.sums
     );
   }
 }

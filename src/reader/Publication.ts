@@ -1,31 +1,33 @@
-import type { RecordTable, RecordTableEditor } from './RecordTable';
+import type { HistogramColumns } from './HistogramColumns';
+import type { HistogramNames } from './HistogramNames';
 import type { HistogramSeries } from './HistogramSeries';
-import { HistogramRecordStage } from './HistogramRecordStage';
 import type { NameTotals } from './series';
 import type { Slicer } from './Slicer';
 
 /**
- * The records of the histograms that changed in the tick under way: each histogram's staged as
- * it changes (while it is at hand) and made at the tick's end, then the `/all` sums of the
- * histogram names that changed. The records go into the editor's next version of the table,
- * which no snapshot sees until {@link finish} publishes it. (The other kinds' series are served
- * from their columns, copied whole at each publication.)
+ * What the histograms changed in the tick under way: each window writes its record's numbers as
+ * it changes (while it is at hand), and at the tick's end the `/all` sums of the names that
+ * changed are made anew. None of it is seen before the publication copies the columns and the
+ * names' sums. (The other kinds' series are served from their columns, copied whole at each
+ * publication.)
  */
 export class Publication {
   private readonly _dirtyTotals: NameTotals[] = [];
-  private readonly _histograms = new HistogramRecordStage();
-  /** How many of the names changed have their records already, between two slices. */
+  /** How many of the names changed have their sums made already, between two slices. */
   private _totalsAt = 0;
 
-  constructor(private readonly _records: RecordTableEditor) {}
+  constructor(
+    private readonly _columns: HistogramColumns,
+    private readonly _names: HistogramNames
+  ) {}
 
   /**
-   * Stages the record of histogram `series` as it changed in the tick of generation `gen`: the
-   * series is at hand, where at the tick's end it would be read afresh. A series that changes
-   * twice in a tick (fed by two sources, or expired and then fed) stages two; the last stands.
+   * Writes the record's numbers of histogram `series` as it changed in the tick of generation
+   * `gen`. A series that changes twice in a tick (fed by two sources, or expired and then fed)
+   * writes twice; the last stands.
    */
   histogramChanged(series: HistogramSeries, gen: number): void {
-    const scale = series.stageRecord(this._histograms);
+    const scale = series.writeRecord(this._columns);
     const totals = series.totals;
     totals.memberChanged(series.publishedScale, scale);
     series.publishedScale = scale;
@@ -36,26 +38,21 @@ export class Publication {
   }
 
   /**
-   * Makes the records of what changed. Returns true when done, false when `slicer` ended the
-   * slice first: call again to resume.
+   * Makes the sums of the names that changed. Returns true when done, false when `slicer` ended
+   * the slice first: call again to resume.
    */
-  makeRecords(slicer: Slicer): boolean {
-    const records = this._records;
-    if (!this._histograms.make(records, slicer)) return false;
+  makeSums(slicer: Slicer): boolean {
     const dirtyTotals = this._dirtyTotals;
     while (this._totalsAt < dirtyTotals.length) {
-      const totals = dirtyTotals[this._totalsAt++]!;
-      records.set(totals.index, totals.publish());
+      this._names.publishSum(dirtyTotals[this._totalsAt++]!);
       if (slicer.due()) return false;
     }
     return true;
   }
 
-  /** The version of the table with every record made: the tick's, from now on read-only. */
-  finish(): RecordTable {
+  /** Starts the next tick's: this one's is published. */
+  finish(): void {
     this._dirtyTotals.length = 0;
-    this._histograms.clear();
     this._totalsAt = 0;
-    return this._records.publish();
   }
 }

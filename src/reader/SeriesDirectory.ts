@@ -4,7 +4,7 @@ import { getOrMake } from '../getOrMake';
 import type { Binding, InstrumentState } from './instruments';
 import type { LegacyNamer, SeriesPlace } from './LegacyNamer';
 import type { LegacyNameTable } from './LegacyNameTable';
-import type { RecordTableEditor } from './RecordTable';
+import type { HistogramColumns } from './HistogramColumns';
 import { HistogramSeries } from './HistogramSeries';
 import { type NameTotals, type Series, SpiralSeries } from './series';
 import type { SpiralColumns } from './SpiralColumns';
@@ -12,10 +12,14 @@ import type { ValueColumns } from './ValueColumns';
 import { ValueSeries } from './ValueSeries';
 import type { VariantIndex } from './VariantIndex';
 
-/** Where the series of each kind but histograms keep their working state. */
+/**
+ * Where the series keep their working state (spirals, counters and gauges) or, for histogram
+ * windows, the numbers of their records.
+ */
 export interface StoreColumns {
   readonly spirals: SpiralColumns;
   readonly values: ValueColumns;
+  readonly histograms: HistogramColumns;
 }
 
 /** The key of the global group among host types. */
@@ -25,27 +29,23 @@ function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
   return getOrMake(map, key, () => new Map());
 }
 
-/** A new series of `totals`' kind: a histogram's first record goes into `records`, others' state into `columns`. */
+/** A new series of `totals`' kind, numbered in its kind's `columns`. */
 function createSeries(
   totals: NameTotals,
   monotonicMs: number,
   gen: number,
-  records: RecordTableEditor,
   columns: StoreColumns
 ): Series {
   switch (totals.kind) {
     case 'spiral':
       return new SpiralSeries(totals, monotonicMs, gen, columns.spirals);
-    case 'histogram': {
-      const series = new HistogramSeries(
+    case 'histogram':
+      return new HistogramSeries(
         totals,
         monotonicMs,
         gen,
-        records.size
+        columns.histograms.create()
       );
-      records.push(series.publish());
-      return series;
-    }
     case 'counter':
     case 'gauge':
       return new ValueSeries(totals, monotonicMs, gen, columns.values);
@@ -72,7 +72,6 @@ export class SeriesDirectory {
   constructor(
     private readonly _namer: LegacyNamer,
     private readonly _names: LegacyNameTable,
-    private readonly _records: RecordTableEditor,
     private readonly _columns: StoreColumns,
     private readonly _views: Record<Variant, VariantIndex>
   ) {}
@@ -114,13 +113,7 @@ export class SeriesDirectory {
     const key = host ?? hostType ?? NO_HOST_TYPE;
     let series = byPlacement.get(key);
     if (series !== undefined) return series;
-    series = createSeries(
-      totals,
-      monotonicMs,
-      gen,
-      this._records,
-      this._columns
-    );
+    series = createSeries(totals, monotonicMs, gen, this._columns);
     byPlacement.set(key, series);
     for (const variant of VARIANTS) {
       const groupName = variant === 'host_type' ? hostType : (host ?? hostType);

@@ -1,18 +1,21 @@
 /* How snapshots read the store's series: each as of the tick that published them. */
-import type { RecordTable } from './RecordTable';
+import type { HistogramFigures } from './HistogramColumns';
+import type { HistogramAggregate } from './histogramBuckets';
 import type { SpiralFigures } from './SpiralColumns';
 import type { ValueFigures } from './ValueColumns';
 
 /**
- * What one tick published, as one snapshot reads it: the record table's version of that tick
- * (histograms and their `/all` sums, made as records) and copies of the columns of every other
- * series, taken at the publication. Nothing later changes any of them.
+ * What one tick published, as one snapshot reads it: copies of the columns of every series
+ * (for histogram windows, the numbers their records are made of) and the `/all` sums of the
+ * histogram names, taken at the publication. Nothing later changes any of them.
  */
 export class PublishedRecords {
   constructor(
-    readonly table: RecordTable,
     readonly spirals: SpiralFigures,
-    readonly values: ValueFigures
+    readonly values: ValueFigures,
+    readonly histograms: HistogramFigures,
+    /** The `/all` sums of the histogram names' buckets, by the name's number. */
+    readonly sums: readonly HistogramAggregate[]
   ) {}
 }
 

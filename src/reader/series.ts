@@ -29,7 +29,7 @@ export class SpiralRecord {
 export class NameTotals extends Recorded<HistogramAggregate> {
   /** Every series of this name, oldest first. */
   readonly members: Series[] = [];
-  /** For histograms: where the members' buckets summed are published; -1 for other kinds. */
+  /** For histograms: the name's number among them (see `HistogramNames`); -1 for other kinds. */
   index = -1;
   /** The tick generation that last marked its sums changed: marked once per tick. */
   dirtyGen = -1;
@@ -95,7 +95,7 @@ export class NameTotals extends Recorded<HistogramAggregate> {
   }
 
   recordIn(published: PublishedRecords): HistogramAggregate {
-    return published.table.get(this.index) as HistogramAggregate;
+    return published.sums[this.index]!;
   }
 }
 

@@ -14,9 +14,11 @@ import {
 } from '../../src/reader/HistogramRecord';
 import { HistogramSeries } from '../../src/reader/HistogramSeries';
 import { NameTotals, NO_SCALE } from '../../src/reader/series';
-import { HistogramRecordStage } from '../../src/reader/HistogramRecordStage';
-import { RecordTableEditor } from '../../src/reader/RecordTable';
-import { Slicer } from '../../src/reader/Slicer';
+import {
+  HistogramColumns,
+  type HistogramFigures,
+} from '../../src/reader/HistogramColumns';
+import { HistogramNames } from '../../src/reader/HistogramNames';
 import { packed } from '../support/packedHistogram';
 import { LegacyMetricsReader } from '../../src';
 
@@ -245,73 +247,103 @@ describe("a name's windows, side by side in its slots", () => {
   });
 });
 
-describe('stageRecord', () => {
-  it("should make, at the tick's end, the records the window had when each was staged", async () => {
+/**
+ * A name of its own with `count` windows numbered in `columns`, and a publication of them: the
+ * numbers the windows wrote and the name's frame as it is now.
+ */
+function publishedName(count: number) {
+  const columns = new HistogramColumns();
+  const names = new HistogramNames();
+  const totals = new NameTotals('histogram', false, 1, 'h');
+  names.add(totals);
+  const windows = Array.from(
+    { length: count },
+    () => new HistogramSeries(totals, 0, 1, columns.create())
+  );
+  const publish = () => columns.publish(names.publish().frames);
+  return { columns, windows, publish };
+}
+
+describe('writeRecord', () => {
+  it('should have each publication make the records the window had when it was published', async () => {
     const points = await sdkPoints(range(1, 6).map(i => [i, 100 * i]));
-    const window = newWindow();
-    const all = new HistogramRecordStage();
-    const each: HistogramRecordStage[] = [];
+    const {
+      columns,
+      windows: [window],
+      publish,
+    } = publishedName(1);
+    const published: HistogramFigures[] = [];
     const expected: HistogramAggregate[] = [];
     const scales: number[] = [];
-    const stageNow = () => {
-      const stage = new HistogramRecordStage();
-      scales.push(window.stageRecord(stage));
-      window.stageRecord(all);
-      each.push(stage);
-      expected.push(structuredClone(window.publish().aggregate));
+    const publishNow = () => {
+      scales.push(window!.writeRecord(columns));
+      published.push(publish());
+      expected.push(structuredClone(window!.publish().aggregate));
     };
-    stageNow();
+    publishNow();
     points.forEach((point, i) => {
-      // The window moves on after each stage: slots added, merged, expired, moved to new arrays.
-      window.expireThrough(i - 3);
-      window.addPacked(i, packed(point), 0);
-      stageNow();
+      // The window moves on after each publication: slots added, merged, expired, moved to new arrays.
+      window!.expireThrough(i - 3);
+      window!.addPacked(i, packed(point), 0);
+      publishNow();
       if (i % 2 === 1) {
-        window.addPacked(i, packed(points[0]!), 0);
-        stageNow();
+        window!.addPacked(i, packed(points[0]!), 0);
+        publishNow();
       }
     });
-    window.expireThrough(100);
-    stageNow();
+    window!.expireThrough(100);
+    publishNow();
     expect(scales[0]).toBe(NO_SCALE);
     expect(scales.at(-1)).toBe(NO_SCALE);
     expect(scales[1]).toBe(expected[1]!.scale);
     expect(expected.map(aggregate => aggregate.count)).toEqual([
       0, 2, 4, 6, 8, 8, 10, 8, 8, 10, 0,
     ]);
-
-    const records = new RecordTableEditor();
-    records.push(undefined);
-    const made = each.map(stage => {
-      // In slices of one record.
-      while (!stage.make(records, new Slicer(Infinity, 1)));
-      return (records.publish().get(0) as HistogramRecord).aggregate;
-    });
-    expect(made).toEqual(expected);
-    // Several for one series in a tick: the last staged stands.
-    while (!all.make(records, new Slicer(Infinity, 2)));
-    expect(records.publish().get(0)).toBe(EMPTY_HISTOGRAM_RECORD);
+    // Read newest first and then oldest first: each answers as published, whatever was read before.
+    for (const order of [[...published].reverse(), published])
+      for (const figures of order)
+        expect(figures.record(window!).aggregate).toEqual(
+          expected[published.indexOf(figures)]
+        );
+    expect(published[0]!.record(window!)).toBe(EMPTY_HISTOGRAM_RECORD);
   });
-});
 
-describe('HistogramRecordStage', () => {
-  it('should make every record of a tick that stages more than its first arrays hold', async () => {
+  it('should serve the record made last again while the window stands at the same entries', async () => {
+    const points = await sdkPoints([[1, 2, 3], [40]]);
+    const {
+      columns,
+      windows: [window],
+      publish,
+    } = publishedName(1);
+    window!.addPacked(1, packed(points[0]!), 0);
+    window!.writeRecord(columns);
+    const first = publish();
+    const record = first.record(window!);
+    const value = record.value(true);
+    // A later publication of the window unchanged: the same record, its value worked out once.
+    const unchanged = publish();
+    expect(unchanged.record(window!)).toBe(record);
+    expect(unchanged.record(window!).value(true)).toBe(value);
+    window!.addPacked(2, packed(points[1]!), 0);
+    window!.writeRecord(columns);
+    const changed = publish();
+    expect(changed.record(window!)).not.toBe(record);
+    expect(changed.record(window!).count).toBe(4);
+    expect(first.record(window!).count).toBe(3);
+    expect(first.record(window!).value(true)).toEqual(value);
+  });
+
+  it('should serve every window of a publication with more windows than the first columns hold', async () => {
     const [point] = await sdkPoints([[1, 2, 3]]);
-    const totals = new NameTotals('histogram', false, 1, 'h');
-    const records = new RecordTableEditor();
-    const stage = new HistogramRecordStage();
-    const windows = Array.from({ length: 3000 }, (_, i) => {
-      records.push(undefined);
-      const window = new HistogramSeries(totals, 0, 1, i);
+    const { columns, windows, publish } = publishedName(3000);
+    windows.forEach((window, i) => {
       // Every third window empty: its record is the empty one.
       if (i % 3 !== 0) window.addPacked(1, packed(point!), 0);
-      window.stageRecord(stage);
-      return window;
+      window.writeRecord(columns);
     });
-    while (!stage.make(records, new Slicer(Infinity, 500)));
-    const table = records.publish();
+    const figures = publish();
     windows.forEach((window, i) => {
-      const record = table.get(i) as HistogramRecord;
+      const record = figures.record(window);
       if (i % 3 === 0) expect(record).toBe(EMPTY_HISTOGRAM_RECORD);
       else expect(record.aggregate).toEqual(window.aggregate);
     });

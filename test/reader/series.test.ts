@@ -1,6 +1,6 @@
 import { HistogramSeries } from '../../src/reader/HistogramSeries';
 import { NameTotals, SpiralSeries } from '../../src/reader/series';
-import { RecordTableEditor } from '../../src/reader/RecordTable';
+import { HistogramColumns } from '../../src/reader/HistogramColumns';
 import { PublishedRecords } from '../../src/reader/records';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
@@ -31,7 +31,7 @@ describe('SpiralSeries', () => {
 
   describe('recordIn', () => {
     it('should read its two numbers from a publication', () => {
-      const editor = new RecordTableEditor();
+      const histograms = new HistogramColumns();
       const columns = new SpiralColumns(60);
       const values = new ValueColumns();
       const spiral = new SpiralSeries(
@@ -42,9 +42,10 @@ describe('SpiralSeries', () => {
       );
       const published = () =>
         new PublishedRecords(
-          editor.publish(),
           columns.publish(),
-          values.publish()
+          values.publish(),
+          histograms.publish([]),
+          []
         );
       const empty = published();
       columns.add(spiral.number, 1, 3);

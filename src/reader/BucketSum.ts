@@ -72,6 +72,20 @@ class BucketCounts implements BucketTarget {
     }
   }
 
+  /** The buckets as they are now, copied compactly: a map of their own only once read. */
+  copy(): CountsCopy {
+    if (this._map !== undefined)
+      return new CountsCopy(0, undefined, new Map(this._map));
+    if (this._nonEmpty === 0) return EMPTY_COUNTS;
+    // Only the span that holds counts.
+    const counts = this._counts;
+    let low = 0;
+    let high = counts.length;
+    while (counts[low] === 0) low++;
+    while (counts[high - 1] === 0) high--;
+    return new CountsCopy(this._offset + low, counts.slice(low, high));
+  }
+
   /** The buckets as a map of their own, index → count. */
   toMap(): Map<number, number> {
     if (this._map !== undefined) return new Map(this._map);
@@ -123,6 +137,66 @@ class BucketCounts implements BucketTarget {
     this._counts = grown;
     this._offset = offset;
     return true;
+  }
+}
+
+/**
+ * One sign's buckets as a publication holds them: the counts of the span that holds any, in a
+ * typed array (off the collector's heap, and one object rather than one per bucket), made into
+ * the map an aggregate has when a request first reads them. Never changed.
+ */
+class CountsCopy {
+  constructor(
+    /** The bucket index of `_counts[0]`. */
+    private readonly _offset: number,
+    private readonly _counts: Float64Array | undefined,
+    private _map: Map<number, number> | undefined = undefined
+  ) {}
+
+  get map(): Map<number, number> {
+    if (this._map !== undefined) return this._map;
+    const map = new Map<number, number>();
+    const counts = this._counts!;
+    for (let i = 0; i < counts.length; i++)
+      if (counts[i]! > 0) map.set(this._offset + i, counts[i]!);
+    return (this._map = map);
+  }
+}
+
+const EMPTY_COUNTS = new CountsCopy(0, new Float64Array(0));
+
+/**
+ * A name's summed buckets as one publication holds them: an aggregate whose bucket maps are made
+ * when first read. A tick publishes the sum of every histogram name that changed, while `/all`
+ * is read far less often than once a tick.
+ */
+export class PublishedSum implements Readonly<HistogramAggregate> {
+  readonly scale: number;
+  readonly count: number;
+  readonly sum: number;
+  readonly min: number;
+  readonly max: number;
+  readonly zeroCount: number;
+
+  constructor(
+    summary: Readonly<HistogramSummary>,
+    private readonly _positive: CountsCopy,
+    private readonly _negative: CountsCopy
+  ) {
+    this.scale = summary.scale;
+    this.count = summary.count;
+    this.sum = summary.sum;
+    this.min = summary.min;
+    this.max = summary.max;
+    this.zeroCount = summary.zeroCount;
+  }
+
+  get positive(): Map<number, number> {
+    return this._positive.map;
+  }
+
+  get negative(): Map<number, number> {
+    return this._negative.map;
   }
 }
 
@@ -196,18 +270,9 @@ export class BucketSum implements HistogramSummary {
     this._negative.clear();
   }
 
-  /** The sum as an aggregate of its own, which later changes leave alone. */
-  toAggregate(): HistogramAggregate {
-    return {
-      scale: this.scale,
-      count: this.count,
-      sum: this.sum,
-      min: this.min,
-      max: this.max,
-      zeroCount: this.zeroCount,
-      positive: this._positive.toMap(),
-      negative: this._negative.toMap(),
-    };
+  /** The sum as a publication holds it, which later changes leave alone. */
+  publish(): PublishedSum {
+    return new PublishedSum(this, this._positive.copy(), this._negative.copy());
   }
 
   /**

@@ -5,7 +5,7 @@ import type { NameTotals } from './series';
 /** What one publication holds of the histogram names, by each name's number. */
 export interface PublishedNames {
   /** The `/all` sums of the names' buckets. */
-  readonly sums: readonly HistogramAggregate[];
+  readonly sums: readonly Readonly<HistogramAggregate>[];
   /** The frames of the names' slots, which the windows' records read. */
   readonly frames: readonly SlotFrame[];
 }
@@ -17,7 +17,7 @@ export interface PublishedNames {
  */
 export class HistogramNames {
   private readonly _names: NameTotals[] = [];
-  private readonly _sums: HistogramAggregate[] = [];
+  private readonly _sums: Readonly<HistogramAggregate>[] = [];
 
   /** Numbers the histogram name `totals`, which has no member yet. */
   add(totals: NameTotals): void {

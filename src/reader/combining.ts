@@ -119,8 +119,10 @@ function mergedHistogram(
   }
   if (count === 0) return emptyAggregate();
   const buckets = read(totals);
-  if (buckets.scale === scale)
-    return { ...buckets, scale, count, sum, zeroCount, min, max };
+  if (buckets.scale === scale) {
+    const { positive, negative } = buckets;
+    return { scale, count, sum, zeroCount, min, max, positive, negative };
+  }
   // Not reached while publishing keeps the sum at the coarsest member's scale; merging is the fallback.
   const merged = emptyAggregate();
   for (const member of members)

@@ -15,7 +15,7 @@ export class PublishedRecords {
     readonly values: ValueFigures,
     readonly histograms: HistogramFigures,
     /** The `/all` sums of the histogram names' buckets, by the name's number. */
-    readonly sums: readonly HistogramAggregate[]
+    readonly sums: readonly Readonly<HistogramAggregate>[]
   ) {}
 }
 

@@ -26,7 +26,7 @@ export class SpiralRecord {
  * For histograms it also keeps the buckets of every member's window summed, so that `/all`
  * need not merge every window after each tick.
  */
-export class NameTotals extends Recorded<HistogramAggregate> {
+export class NameTotals extends Recorded<Readonly<HistogramAggregate>> {
   /** Every series of this name, oldest first. */
   readonly members: Series[] = [];
   /** For histograms: the name's number among them (see `HistogramNames`); -1 for other kinds. */
@@ -79,7 +79,7 @@ export class NameTotals extends Recorded<HistogramAggregate> {
   }
 
   /** The buckets as published: a copy, so that later ticks leave it alone. */
-  publish(): HistogramAggregate {
+  publish(): Readonly<HistogramAggregate> {
     const shared = this.shared;
     if (shared === undefined) return emptyAggregate();
     let coarsest = Infinity;
@@ -91,10 +91,10 @@ export class NameTotals extends Recorded<HistogramAggregate> {
       for (const member of this.members)
         shared.addAggregate((member as HistogramSeries).aggregate);
     }
-    return shared.toAggregate();
+    return shared.publish();
   }
 
-  recordIn(published: PublishedRecords): HistogramAggregate {
+  recordIn(published: PublishedRecords): Readonly<HistogramAggregate> {
     return published.sums[this.index]!;
   }
 }

@@ -1,24 +1,32 @@
 import type { Slicer } from './Slicer';
 
+/** The entries due at one slot: the first `length` items of `items`. */
+interface DueList<T> {
+  readonly items: T[];
+  length: number;
+}
+
 /**
  * When data leaves the window: slot at which to expire → the entries of the data that got into
  * the window `windowSlots` before it, each `stride` items long (a histogram series; a spiral's
  * number and delta). A tick looks only at the slots due, so expiry costs what leaves the window,
  * never what the store holds.
+ *
+ * A list lives as long as the window, long enough for the garbage collector to move it to its
+ * old generation; so a list expired is kept and filled again for a later slot, at the length it
+ * grew to, rather than a new one made each tick and an old one left there as garbage.
  */
 export class ExpiryWheel<T> {
-  private readonly _due = new Map<number, T[]>();
-  /** How far expiry went in the first list due, between two slices. */
+  private readonly _due = new Map<number, DueList<T>>();
+  /** Lists expired, to be filled again. */
+  private readonly _spare: T[][] = [];
+  /** No list is due before this slot. */
+  private _next = Infinity;
+  /** How far expiry went in the list due first, between two slices. */
   private _at = 0;
-  /**
-   * The list appended to last, when it is due, and how much of it is filled: a tick feeds one
-   * slot. A new list is made as long as the last one grew, at once, and trimmed to its fill
-   * when the next one starts (an array grown by appending is copied again and again).
-   */
-  private _lastList: T[] | undefined = undefined;
+  /** The list appended to last, and its slot: a tick feeds one slot. */
+  private _lastList: DueList<T> | undefined = undefined;
   private _lastDue = NaN;
-  private _filled = 0;
-  private _lastLength = 0;
 
   constructor(
     readonly windowSlots: number,
@@ -28,67 +36,75 @@ export class ExpiryWheel<T> {
   /** Appends `item`, an entry of one, to the data that leaves the window `windowSlots` after `slot`. */
   add(slot: number, item: T): void {
     const list = this._listFor(slot);
-    list[this._filled++] = item;
+    list.items[list.length++] = item;
   }
 
   /** Appends `first, second`, an entry of two, to the data that leaves the window `windowSlots` after `slot`. */
   addPair(slot: number, first: T, second: T): void {
     const list = this._listFor(slot);
-    const at = this._filled;
-    list[at] = first;
-    list[at + 1] = second;
-    this._filled = at + 2;
+    const at = list.length;
+    list.items[at] = first;
+    list.items[at + 1] = second;
+    list.length = at + 2;
   }
 
-  private _listFor(slot: number): T[] {
-    const at = slot + this.windowSlots;
-    if (at === this._lastDue) return this._lastList!;
-    this._settle();
-    let list = this._due.get(at);
+  private _listFor(slot: number): DueList<T> {
+    const due = slot + this.windowSlots;
+    if (due === this._lastDue) return this._lastList!;
+    let list = this._due.get(due);
     if (list === undefined) {
-      list = new Array<T>(this._lastLength);
-      this._due.set(at, list);
-      this._filled = 0;
-    } else this._filled = list.length;
-    this._lastDue = at;
+      list = { items: this._spare.pop() ?? [], length: 0 };
+      this._due.set(due, list);
+      if (due < this._next) this._next = due;
+    }
+    this._lastDue = due;
     this._lastList = list;
     return list;
   }
 
-  /** Trims the list appended to last to what it holds, and remembers how long it grew. */
-  private _settle(): void {
-    const list = this._lastList;
-    if (list === undefined) return;
-    list.length = this._filled;
-    this._lastLength = this._filled;
-    this._lastList = undefined;
-    this._lastDue = NaN;
-  }
-
   /**
-   * Slides the window to end at `slot`, handing each entry due, in the order it was pushed, to
-   * `expireEntry` as its list and its first item's place. Returns true when done, false when
-   * `slicer` ended the slice first: call again to resume.
+   * Slides the window to end at `slot`, handing each entry due, slot by slot and in the order it
+   * was added, to `expireEntry` as its list and its first item's place. Returns true when done,
+   * false when `slicer` ended the slice first: call again to resume.
    */
   expire(
     slot: number,
     slicer: Slicer,
     expireEntry: (list: readonly T[], at: number) => void
   ): boolean {
-    // A list due is whole: one still being appended to (the clock leapt past the window) is trimmed.
-    if (this._lastDue <= slot) this._settle();
-    // Resumed, the iteration meets the list it left first: those before it are deleted.
-    for (const [at, list] of this._due) {
-      if (at > slot) continue;
+    for (
+      let due = this._firstDue(slot);
+      due <= slot;
+      due = this._firstDue(slot)
+    ) {
+      const list = this._due.get(due)!;
       while (this._at < list.length) {
         const entry = this._at;
         this._at += this._stride;
-        expireEntry(list, entry);
+        expireEntry(list.items, entry);
         if (slicer.due()) return false;
       }
-      this._due.delete(at);
+      this._due.delete(due);
       this._at = 0;
+      this._spare.push(list.items);
+      if (due === this._lastDue) {
+        this._lastList = undefined;
+        this._lastDue = NaN;
+      }
     }
     return true;
+  }
+
+  /** The first slot with a list due, if it is at or before `slot`; otherwise a later one. */
+  private _firstDue(slot: number): number {
+    const due = this._due;
+    if (due.size === 0) return Infinity;
+    if (slot - this._next > 4 * due.size) {
+      // The clock leapt: the first slot is found among the lists', not slot by slot.
+      this._next = Infinity;
+      for (const at of due.keys()) if (at < this._next) this._next = at;
+    }
+    while (this._next <= slot && !due.has(this._next)) this._next++;
+    return this._next;
   }
 }

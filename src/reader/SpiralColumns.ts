@@ -48,8 +48,8 @@ export class SpiralColumns {
 
   /**
    * Every spiral's `count` and `one` as they are now, copied: what a publication's snapshot
-   * serves. One copy of two arrays a tick costs less than a record per change, and than the
-   * table's bookkeeping to keep older versions whole.
+   * serves. One copy of two arrays a tick costs less than a record per change, and than any
+   * bookkeeping to keep older versions whole.
    */
   publish(): SpiralFigures {
     return new SpiralFigures(

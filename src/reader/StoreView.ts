@@ -16,7 +16,7 @@ export interface StoreIndex {
 /**
  * The store as of one generation: the content of one snapshot. It reads the index as of its
  * generation (entries that appeared later are skipped) and the records from its own publication
- * (a version of the record table, copies of the columns), so its answers never change.
+ * (copies of the columns, the histogram names' sums), so its answers never change.
  */
 export class StoreView implements SnapshotContent {
   private readonly _names: Partial<Record<Variant, SortedNames>> = {};

@@ -54,6 +54,9 @@ import {
  * the others;
  * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap;
  * `--fresh-attributes` has every recording make its attributes object afresh.
+ * `--paced` (in a process forked by `readerPairs.ts`) waits for a message before each measured
+ * cycle and reports, at each, the process's CPU so far: so that two processes take turns, cycle
+ * by cycle, and the machine's drift falls on both alike.
  */
 
 /** The slot (`--slot-ms N`, the reader's default unless given): each tick brings its updates. */
@@ -180,6 +183,40 @@ async function collectGarbage(): Promise<void> {
     gc();
     await new Promise(resolve => setImmediate(resolve));
   }
+}
+
+/** The process's and its main thread's CPU so far, in ms: what a paced cycle reports. */
+function cpuSoFar(): { cpuMs: number; threadCpuMs: number } {
+  const cpu = process.cpuUsage();
+  const thread = process.threadCpuUsage();
+  return {
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    threadCpuMs: (thread.user + thread.system) / 1000,
+  };
+}
+
+/**
+ * With `--paced`, waits for the parent's turn to run the next cycle, and reports the CPU used
+ * so far (`cpuAtTurn`, counted from one turn to the next by the parent, so that the collector's
+ * work that runs while the process waits counts in the cycle before) and the last tick's own.
+ */
+function pacer(): ((lastTick?: TickTime) => Promise<void>) | undefined {
+  if (!process.argv.includes('--paced')) return undefined;
+  if (process.send === undefined)
+    throw new Error(
+      '--paced: run by bench/readerPairs.ts, with an IPC channel'
+    );
+  let turn: (() => void) | undefined;
+  process.on('message', () => turn?.());
+  return lastTick =>
+    new Promise(resolve => {
+      turn = () => {
+        turn = undefined;
+        process.send!({ event: 'turn', cpuAtTurn: cpuSoFar(), lastTick });
+        resolve();
+      };
+      process.send!({ event: 'ready' });
+    });
 }
 
 /** A timed tick: its CPU and wall-clock time, and when it started on the performance timeline. */
@@ -342,6 +379,8 @@ async function main(): Promise<void> {
   pauses.observe({ entryTypes: ['gc'] });
   const measuredTimes: TickTime[] = [];
   kindCosts = new Map();
+  const paced = pacer();
+  await paced?.();
   const cycleStart = process.cpuUsage();
   const cycleThreadStart = process.threadCpuUsage();
   let updateThreadMs = 0;
@@ -352,6 +391,8 @@ async function main(): Promise<void> {
     const updated = process.threadCpuUsage(updateStart);
     updateThreadMs += (updated.user + updated.system) / 1000;
     const measured = await timeTick();
+    // The last turn closes the last cycle.
+    await paced?.(measured);
     measuredTimes.push(measured);
     cpu.push(measured.cpuMs);
     wall.push(measured.wallMs);

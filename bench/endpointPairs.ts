@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { ChildChannel, argument } from './ipc';
+import { ChildChannel, argument, numberArgument } from './ipc';
 import { DEPRECATED_PREFIX, legacyEndpoints } from './legacyCases';
 import { checkWrk, runWrk } from './wrk';
 import { isScaleName, sampleOf, SCALES } from './workload';
@@ -25,15 +25,6 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1
     ? sorted[middle]!
     : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-function numberArgument(name: string, fallback: number): number {
-  const text = argument(name);
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`--${name}: found ${text}, expected a whole number ≥ 1`);
-  return value;
 }
 
 interface PairRow {

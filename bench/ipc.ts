@@ -138,3 +138,13 @@ export function argument(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
 }
+
+/** Reads `--name N`, a whole number ≥ 1, from argv: `fallback` when absent. */
+export function numberArgument(name: string, fallback: number): number {
+  const text = argument(name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name}: found ${text}, expected a whole number ≥ 1`);
+  return value;
+}

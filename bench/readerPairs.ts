@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { argument } from './ipc';
+import { argument, numberArgument } from './ipc';
 import { isScaleName } from './workload';
 
 /**
@@ -165,15 +165,6 @@ async function round(
     baselineTick: meanOf(baseline.ticks()),
     slicesMs: slices?.mean ?? NaN,
   };
-}
-
-function numberArgument(name: string, fallback: number): number {
-  const text = argument(name);
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`--${name}: found ${text}, expected a whole number ≥ 1`);
-  return value;
 }
 
 const fixed = (value: number): string => value.toFixed(1);

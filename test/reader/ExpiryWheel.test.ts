@@ -60,6 +60,33 @@ describe('ExpiryWheel', () => {
     expect(expired(wheel, 103)).toEqual([[3, 3]]);
   });
 
+  it('should fill a list again once expired, handing back only what was added since', () => {
+    const wheel = new ExpiryWheel<number>(2, 2);
+    for (let i = 0; i < 50; i++) wheel.addPair(1, i, 10 * i);
+    expect(expired(wheel, 3)).toHaveLength(50);
+    // The next list is the one just expired, its 100 items still there past what is added.
+    wheel.addPair(10, 7, 70);
+    wheel.addPair(11, 8, 80);
+    expect(expired(wheel, 12)).toEqual([[7, 70]]);
+    expect(expired(wheel, 13)).toEqual([[8, 80]]);
+  });
+
+  it('should find the lists due after a leap of the clock without walking every slot', () => {
+    const wheel = new ExpiryWheel<number>(2, 2);
+    wheel.addPair(5, 1, 1);
+    wheel.addPair(9, 2, 2);
+    wheel.addPair(7, 3, 3);
+    // A trillion slots later: walked one by one, this would outlast the test's timeout by hours.
+    expect(expired(wheel, 1e12)).toEqual([
+      [1, 1],
+      [3, 3],
+      [2, 2],
+    ]);
+    wheel.addPair(1e12 + 1, 4, 4);
+    expect(expired(wheel, 1e12 + 2)).toEqual([]);
+    expect(expired(wheel, 1e12 + 3)).toEqual([[4, 4]]);
+  });
+
   it('should keep what a list held when its slot is appended to again after another', () => {
     const wheel = new ExpiryWheel<number>(5, 1);
     wheel.add(1, 1);

@@ -25,6 +25,14 @@ import {
  */
 const MAX_DENSE_SPAN = 2048;
 
+/** The non-empty buckets of dense `counts`, whose first is bucket `offset`, as a map index → count. */
+function denseMap(counts: Float64Array, offset: number): Map<number, number> {
+  const result = new Map<number, number>();
+  for (let i = 0; i < counts.length; i++)
+    if (counts[i]! > 0) result.set(offset + i, counts[i]!);
+  return result;
+}
+
 /**
  * The counts of one sign's buckets, by bucket index: an array over the indexes seen while they
  * span at most {@link MAX_DENSE_SPAN}, a map beyond. Every data point of a histogram adds to
@@ -89,11 +97,7 @@ class BucketCounts implements BucketTarget {
   /** The buckets as a map of their own, index → count. */
   toMap(): Map<number, number> {
     if (this._map !== undefined) return new Map(this._map);
-    const result = new Map<number, number>();
-    const counts = this._counts;
-    for (let i = 0; i < counts.length; i++)
-      if (counts[i]! > 0) result.set(this._offset + i, counts[i]!);
-    return result;
+    return denseMap(this._counts, this._offset);
   }
 
   /** Brings the buckets `shift` scales coarser: index i becomes i >> shift. */
@@ -154,12 +158,7 @@ class CountsCopy {
   ) {}
 
   get map(): Map<number, number> {
-    if (this._map !== undefined) return this._map;
-    const map = new Map<number, number>();
-    const counts = this._counts!;
-    for (let i = 0; i < counts.length; i++)
-      if (counts[i]! > 0) map.set(this._offset + i, counts[i]!);
-    return (this._map = map);
+    return (this._map ??= denseMap(this._counts!, this._offset));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { WARNING_CODES, type WarnOnce } from '../warnings';
 import type { ExpiryWheel } from './ExpiryWheel';
-import type { InstrumentRegistry } from './instruments';
+import type { InstrumentRegistry, MakeBinding } from './instruments';
 import { describeInstrument } from './LegacyNamer';
 import { warnExplicitBuckets } from './metricShape';
 import { feedPoints, type PointSink } from './pointFeeds';
@@ -54,19 +54,25 @@ export class CollectionFeed {
    * the store. `monotonicMs` dates the series it creates.
    */
   sink(slot: number, monotonicMs: number, gen: number): PointSink {
+    // Made once per tick, not per new attribute set: the first tick can bring a hundred thousand.
+    const makeBinding: MakeBinding = (instrument, attributes, pointCount) =>
+      this._directory.bind(
+        instrument,
+        attributes,
+        pointCount,
+        monotonicMs,
+        gen
+      );
     return {
       slot,
       through: slot - this._expiries.windowSlots,
       gen,
       bind: (instrument, attributes, pointCount) =>
-        this._instruments.binding(instrument, attributes, () =>
-          this._directory.bind(
-            instrument,
-            attributes,
-            pointCount,
-            monotonicMs,
-            gen
-          )
+        this._instruments.binding(
+          instrument,
+          attributes,
+          pointCount,
+          makeBinding
         ),
       histogramChanged: this._histogramChanged,
       schedule: series => this._expiries.add(slot, series),

@@ -5,6 +5,11 @@ import type { ResolvedReaderOptions } from './options';
 import type { HistogramNames } from './HistogramNames';
 import { NameTotals } from './series';
 
+/** How the warning of a name's clash names the instrument that gave the name. */
+function originOf(instrument: InstrumentState): string {
+  return `${describeInstrument(instrument)} (a ${instrument.kind})`;
+}
+
 /**
  * The legacy names served, each with what its series share. A name belongs to the kind of the
  * first instrument that gave it: the series of one kind combine by one rule, those of two kinds
@@ -32,10 +37,14 @@ export class LegacyNameTable {
     name: string,
     gen: number
   ): NameTotals | null {
-    const origin = `${describeInstrument(instrument)} (a ${instrument.kind})`;
     let totals = this.totals.get(name);
     if (totals === undefined) {
-      totals = new NameTotals(instrument.kind, instrument.integer, gen, origin);
+      totals = new NameTotals(
+        instrument.kind,
+        instrument.integer,
+        gen,
+        originOf(instrument)
+      );
       const rule = this._options.lastValueRules?.get(name);
       if (rule !== undefined) totals.lastValues = rule;
       if (totals.kind === 'histogram') this._histogramNames.add(totals);
@@ -43,6 +52,7 @@ export class LegacyNameTable {
       return totals;
     }
     if (totals.kind !== instrument.kind) {
+      const origin = originOf(instrument);
       this._warnings.warn(
         `clash:${name}:${origin}`,
         WARNING_CODES.seriesLeftOut,

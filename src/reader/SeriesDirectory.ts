@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import { VARIANTS, type Variant } from '../attributes';
+import type { Variant } from '../attributes';
 import { getOrMake } from '../getOrMake';
 import type { Binding, InstrumentState } from './instruments';
 import type { LegacyNamer, SeriesPlace } from './LegacyNamer';
@@ -25,8 +25,11 @@ export interface StoreColumns {
 /** The key of the global group among host types. */
 const NO_HOST_TYPE = '\u0000';
 
+/** One function for every submap made: no closure is made for each series. */
+const newMap = <V>(): Map<string, V> => new Map<string, V>();
+
 function submap<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
-  return getOrMake(map, key, () => new Map());
+  return getOrMake(map, key, newMap<V>);
 }
 
 /** A new series of `totals`' kind, numbered in its kind's `columns`. */
@@ -115,16 +118,26 @@ export class SeriesDirectory {
     if (series !== undefined) return series;
     series = createSeries(totals, monotonicMs, gen, this._columns);
     byPlacement.set(key, series);
-    for (const variant of VARIANTS) {
-      const groupName = variant === 'host_type' ? hostType : (host ?? hostType);
-      const view = this._views[variant];
-      const group =
-        groupName === undefined ? view.global : view.group(groupName, gen);
-      group.addMember(name, series);
-      if (groupName !== undefined && !view.catalog.has(name))
-        view.catalog.set(name, series);
-      view.structureGen = gen;
-    }
+    // Each variant in turn, spelled out: this runs once per new series, mostly before the
+    // compiler has optimized it, where a loop over the variants would make its iterator's objects.
+    this._enter(this._views.host_type, hostType, name, series, gen);
+    this._enter(this._views.host, host ?? hostType, name, series, gen);
     return series;
+  }
+
+  /** Enters `series` under `name` in the group `groupName` of `view` (global when undefined). */
+  private _enter(
+    view: VariantIndex,
+    groupName: string | undefined,
+    name: string,
+    series: Series,
+    gen: number
+  ): void {
+    const group =
+      groupName === undefined ? view.global : view.group(groupName, gen);
+    group.addMember(name, series);
+    if (groupName !== undefined && !view.catalog.has(name))
+      view.catalog.set(name, series);
+    view.structureGen = gen;
   }
 }

@@ -38,11 +38,13 @@ export class SpiralColumns {
   /** A new spiral at 0. Returns its number. */
   create(): number {
     const number = this._size++;
-    [this._count, this._one, this._windowed] = withRoomFor(number, [
-      this._count,
-      this._one,
-      this._windowed,
-    ]);
+    // Only a full column makes the list of columns: a tick can make a hundred thousand series.
+    if (number === this._count.length)
+      [this._count, this._one, this._windowed] = withRoomFor(number, [
+        this._count,
+        this._one,
+        this._windowed,
+      ]);
     return number;
   }
 

@@ -44,11 +44,13 @@ export class ValueColumns {
   /** A new series at 0. Returns its number. */
   create(series: ValueSeries): number {
     const number = this._series.push(series) - 1;
-    [this._added, this._last, this._flags] = withRoomFor(number, [
-      this._added,
-      this._last,
-      this._flags,
-    ]);
+    // Only a full column makes the list of columns: a tick can make a hundred thousand series.
+    if (number === this._added.length)
+      [this._added, this._last, this._flags] = withRoomFor(number, [
+        this._added,
+        this._last,
+        this._flags,
+      ]);
     return number;
   }
 

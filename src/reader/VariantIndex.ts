@@ -1,4 +1,3 @@
-import { getOrMake } from '../getOrMake';
 import { groupAlias } from '../route/legacyRoute';
 import type { SortedNames } from '../snapshot/Snapshot';
 import type { Series } from './series';
@@ -113,14 +112,19 @@ export class VariantIndex {
 
   /** The group named `name`, added in generation `gen` if new. */
   group(name: string, gen: number): Group {
-    return getOrMake(this.groups, name, () => {
-      if (name.includes(' ')) {
-        const alias = groupAlias(name);
-        if (!this.aliases.has(alias)) this.aliases.set(alias, name);
-      }
-      this.structureGen = gen;
-      return new Group(name, gen);
-    });
+    // Asked for every new series: found without making a closure.
+    return this.groups.get(name) ?? this._newGroup(name, gen);
+  }
+
+  private _newGroup(name: string, gen: number): Group {
+    if (name.includes(' ')) {
+      const alias = groupAlias(name);
+      if (!this.aliases.has(alias)) this.aliases.set(alias, name);
+    }
+    this.structureGen = gen;
+    const group = new Group(name, gen);
+    this.groups.set(name, group);
+    return group;
   }
 
   /** A group by its URL segment as of generation `gen`: the exact name first, then the underscore spelling. */

@@ -4,7 +4,6 @@
  * `{host: 'b'}`) otherwise, and by a key built from every attribute for the rest.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { getOrMake } from '../getOrMake';
 import type { Binding, InstrumentState } from './instruments';
 import { attributeText } from './naming';
 
@@ -32,11 +31,31 @@ export interface SetKey {
 }
 
 export function setKeyOf(attributes: Attributes): SetKey {
-  const keys = Object.keys(attributes).sort();
-  const value = keys.length === 1 ? attributes[keys[0]!] : undefined;
-  return typeof value === 'string'
-    ? { single: keys[0]!, key: value }
-    : { single: undefined, key: attributesKey(keys, attributes) };
+  const sole = soleKey(attributes);
+  if (sole !== undefined && sole !== SEVERAL) {
+    const value = attributes[sole];
+    if (typeof value === 'string') return { single: sole, key: value };
+  }
+  return {
+    single: undefined,
+    key: attributesKey(Object.keys(attributes).sort(), attributes),
+  };
+}
+
+/** Marks a set of more than one attribute (or one inherited) for {@link soleKey}. */
+const SEVERAL: unique symbol = Symbol('several');
+
+/**
+ * The key of a set of one attribute, undefined for the empty set, {@link SEVERAL} for any other.
+ * `for…in` lists the keys from the object's shape, where `Object.keys` would make an array.
+ */
+function soleKey(attributes: Attributes): string | undefined | typeof SEVERAL {
+  let sole: string | undefined;
+  for (const key in attributes) {
+    if (sole !== undefined || !Object.hasOwn(attributes, key)) return SEVERAL;
+    sole = key;
+  }
+  return sole;
 }
 
 /**
@@ -56,8 +75,12 @@ export class SingleAttributes {
   }
 
   numberOrNew(key: string, value: string): number {
-    const values = getOrMake(this._byKey, key, () => new Map<string, number>());
-    return getOrMake(values, value, () => this._count++);
+    // Spelled out rather than with getOrMake: no closure made for each new attribute set.
+    let values = this._byKey.get(key);
+    if (values === undefined) this._byKey.set(key, (values = new Map()));
+    let number = values.get(value);
+    if (number === undefined) values.set(value, (number = this._count++));
+    return number;
   }
 
   /** The number of the set `attributes` was remembered with, if it was. */
@@ -82,13 +105,8 @@ function boundBySingle(
   instrument: InstrumentState,
   attributes: Attributes
 ): Binding | undefined | typeof UNDECIDED {
-  let single: string | undefined;
-  // `for…in` lists the keys from the object's shape, where `Object.keys` would make an array.
-  for (const key in attributes) {
-    if (single !== undefined || !Object.hasOwn(attributes, key))
-      return UNDECIDED;
-    single = key;
-  }
+  const single = soleKey(attributes);
+  if (single === SEVERAL) return UNDECIDED;
   if (single === undefined) return instrument.byKey.get(EMPTY_SET_KEY);
   const value = attributes[single];
   if (typeof value !== 'string') return UNDECIDED;

@@ -23,6 +23,16 @@ import type { ValueSource } from './ValueSeries';
  */
 export type Binding = Series | number | ValueSource | null;
 
+/**
+ * Makes the binding of an attribute set met for the first time (`pointCount`: how many data
+ * points its instrument brought in the collection); undefined for a failure of this tick only.
+ */
+export type MakeBinding = (
+  instrument: InstrumentState,
+  attributes: Attributes,
+  pointCount: number
+) => Binding | undefined;
+
 /** One instrument of one meter. */
 export interface InstrumentState {
   readonly name: string;
@@ -175,11 +185,13 @@ export class InstrumentRegistry {
    * The binding of an attribute set that `knownBinding` (attributeSets.ts, asked first, on the
    * tick's path) does not know, made by `bind` on first sight. `bind` returns undefined for a
    * failure of this tick only: nothing is remembered, and the next tick asks again.
+   * @param pointCount how many data points the instrument brought in this collection
    */
   binding(
     instrument: InstrumentState,
     attributes: Attributes,
-    bind: () => Binding | undefined
+    pointCount: number,
+    bind: MakeBinding
   ): Binding | undefined {
     // A worker's message shares one object per attribute set among its instruments: its key is
     // made once per message; the process's own sets are keyed once per instrument and set, and
@@ -203,7 +215,7 @@ export class InstrumentRegistry {
         ? instrument.byKey.get(setKey.key)
         : instrument.bySingle[number];
     if (binding === undefined) {
-      binding = bind();
+      binding = bind(instrument, attributes, pointCount);
       if (binding === undefined) return undefined;
       if (number === undefined) instrument.byKey.set(setKey.key, binding);
       else instrument.bySingle[number] = binding;

@@ -16,13 +16,18 @@ export function defaultLegacyName(
   instrumentName: string,
   attributes: Attributes
 ): string {
-  let name = instrumentName;
-  for (const key of Object.keys(attributes).sort()) {
+  // Most sets hold only a host type or a host: those are named without an array of their keys.
+  let named: string[] | undefined;
+  for (const key in attributes) {
     if (key === HOST_TYPE_ATTRIBUTE || key === HOST_ATTRIBUTE) continue;
+    if (!Object.hasOwn(attributes, key)) continue;
     const value = attributes[key];
     if (value === undefined || value === null) continue;
-    name += `.${attributeText(value)}`;
+    (named ??= []).push(key);
   }
+  if (named === undefined) return instrumentName;
+  let name = instrumentName;
+  for (const key of named.sort()) name += `.${attributeText(attributes[key])}`;
   return name;
 }
 

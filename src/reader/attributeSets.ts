@@ -42,17 +42,19 @@ export function setKeyOf(attributes: Attributes): SetKey {
   };
 }
 
-/** Marks a set of more than one attribute (or one inherited) for {@link soleKey}. */
+/** Marks a set of more than one attribute for {@link soleKey}. */
 const SEVERAL: unique symbol = Symbol('several');
 
 /**
  * The key of a set of one attribute, undefined for the empty set, {@link SEVERAL} for any other.
- * `for…in` lists the keys from the object's shape, where `Object.keys` would make an array.
+ * The set's attributes are its own keys, as `Object.keys` lists them (and the SDK hashes them);
+ * `for…in` lists them from the object's shape, where `Object.keys` would make an array.
  */
 function soleKey(attributes: Attributes): string | undefined | typeof SEVERAL {
   let sole: string | undefined;
   for (const key in attributes) {
-    if (sole !== undefined || !Object.hasOwn(attributes, key)) return SEVERAL;
+    if (!Object.hasOwn(attributes, key)) continue;
+    if (sole !== undefined) return SEVERAL;
     sole = key;
   }
   return sole;

@@ -102,6 +102,24 @@ describe('attributes objects kept, made for each recording, or renewed', () => {
     expect(host.stanzasSent).toEqual({ count: 9, one: 9 });
   });
 
+  it('takes a set with a key of its prototype for the same set without it', async () => {
+    const rig = createRig({ hostTypes: ['gamma'] });
+    rigs.push(rig);
+    const gauge = rig.provider.getMeter('app').createGauge('queueLength');
+    const value = () =>
+      read(rig.reader, 'metrics/host_type/gamma').json.metrics.queueLength;
+    // One set as the SDK hashes it (its own keys): one source of last values, never two summed.
+    gauge.record(5, { host_type: 'gamma' });
+    await rig.advance(1000);
+    gauge.record(7, withInheritedKey());
+    await rig.advance(1000);
+    expect(value()).toMatchObject({ value: 7 });
+    gauge.record(9, { host_type: 'gamma' });
+    await rig.advance(1000);
+    expect(value()).toMatchObject({ value: 9 });
+    expect(rig.reader.seriesCount).toBe(1);
+  });
+
   it('finds a kept object by every instrument of every meter, including one that meets it later', async () => {
     const rig = createRig({ hostTypes: ['alpha', 'beta'] });
     rigs.push(rig);

@@ -147,6 +147,16 @@ describe('naming', () => {
     ).toBe('mod-muc.rooms.y.x');
   });
 
+  it('should name a set by its own attributes only, past the placement ones and those without a value', () => {
+    const withPrototype = Object.create({ inherited: 'z' }) as Attributes;
+    Object.assign(withPrototype, { host: 'h1', code: 7, tags: ['a', 'b'] });
+    expect(defaultLegacyName('errors', withPrototype)).toBe('errors.7.a,b');
+    expect(
+      defaultLegacyName('errors', { z: undefined, y: null, host_type: 'x' })
+    ).toBe('errors');
+    expect(defaultLegacyName('errors', {})).toBe('errors');
+  });
+
   it('should name rules legacy:<name>:<key> with every other character replaced by _', () => {
     expect(recordingRuleName('backends.auth.authorize', '95')).toBe(
       'legacy:backends_auth_authorize:95'

@@ -31,30 +31,33 @@ export interface SetKey {
 }
 
 export function setKeyOf(attributes: Attributes): SetKey {
+  // A set of one string attribute, the most common, is keyed without an array of its keys.
   const sole = soleKey(attributes);
   if (sole !== undefined && sole !== SEVERAL) {
     const value = attributes[sole];
     if (typeof value === 'string') return { single: sole, key: value };
   }
-  return {
-    single: undefined,
-    key: attributesKey(Object.keys(attributes).sort(), attributes),
-  };
+  // The set's own keys, as `Object.keys` lists them and the SDK hashes them.
+  const keys = Object.keys(attributes).sort();
+  const value = keys.length === 1 ? attributes[keys[0]!] : undefined;
+  return typeof value === 'string'
+    ? { single: keys[0]!, key: value }
+    : { single: undefined, key: attributesKey(keys, attributes) };
 }
 
-/** Marks a set of more than one attribute for {@link soleKey}. */
+/** Marks a set that {@link soleKey} leaves to `Object.keys`. */
 const SEVERAL: unique symbol = Symbol('several');
 
 /**
- * The key of a set of one attribute, undefined for the empty set, {@link SEVERAL} for any other.
- * The set's attributes are its own keys, as `Object.keys` lists them (and the SDK hashes them);
- * `for…in` lists them from the object's shape, where `Object.keys` would make an array.
+ * The key of a set of one attribute, undefined for the empty set, {@link SEVERAL} for a set of
+ * more, or for an object whose prototype lists keys too: its own keys are then `Object.keys`'s
+ * to tell, and a prototype's many keys are not walked on every data point. `for…in` lists the
+ * keys from the object's shape, where `Object.keys` would make an array.
  */
 function soleKey(attributes: Attributes): string | undefined | typeof SEVERAL {
   let sole: string | undefined;
   for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    if (sole !== undefined) return SEVERAL;
+    if (sole !== undefined || !Object.hasOwn(attributes, key)) return SEVERAL;
     sole = key;
   }
   return sole;

@@ -7,6 +7,7 @@ import { DEFAULT_READER_OPTIONS } from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
 import { collectorWork } from './collectorWork';
 import { argument, emit, serveCommands } from './ipc';
+import { countSdkBucketsInALoop } from './sdkBucketCounts';
 import {
   hostTypeNames,
   isScaleName,
@@ -26,6 +27,8 @@ import {
  * in slices of 2 ms (the pattern of the reader's first tick, which makes every series, without
  * the reader): what any host doing so under load meets from the collector.
  * `--fresh-attributes` has every recording make its attributes object afresh.
+ * `--sdk-counts-loop` has the SDK list its exponential histograms' bucket counts in a plain loop
+ * (`sdkBucketCounts.ts`).
  */
 
 const UPDATE_BATCHES = 20;
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
   if (!isScaleName(scaleName)) throw new Error(`unknown scale ${scaleName}`);
   const scale = SCALES[scaleName];
   const kind = argument('reader') ?? 'legacy';
+  if (process.argv.includes('--sdk-counts-loop')) countSdkBucketsInALoop();
   const slotMs = DEFAULT_READER_OPTIONS.slotMs;
 
   const sliceMs = argument('slice-ms');

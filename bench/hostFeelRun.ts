@@ -57,6 +57,8 @@ export async function measureHostFeel(
     startupObjects?: number;
     /** An attributes object made for each recording (`hostFeel.ts --fresh-attributes`). */
     freshAttributes?: boolean;
+    /** The SDK lists bucket counts in a loop (`hostFeel.ts --sdk-counts-loop`). */
+    sdkCountsLoop?: boolean;
   }
 ): Promise<HostFeelRow[]> {
   const rows: HostFeelRow[] = [];
@@ -75,6 +77,7 @@ export async function measureHostFeel(
           ? []
           : ['--startup-objects', String(options.startupObjects)]),
         ...(options.freshAttributes === true ? ['--fresh-attributes'] : []),
+        ...(options.sdkCountsLoop === true ? ['--sdk-counts-loop'] : []),
       ],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -16,6 +16,7 @@ import {
   resolveReaderOptions,
 } from '../src/reader/options';
 import { BaselineReader } from './baselineReader';
+import { countSdkBucketsInALoop } from './sdkBucketCounts';
 import { jsonSerializer } from '../src/snapshot/jsonSerializer';
 import { argument, emit } from './ipc';
 import {
@@ -54,6 +55,8 @@ import {
  * the others;
  * `--inert-objects N` holds N small objects (about 124 B each) throughout, as a host's own heap;
  * `--fresh-attributes` has every recording make its attributes object afresh.
+ * `--sdk-counts-loop` has the SDK list its exponential histograms' bucket counts in a plain loop
+ * (`sdkBucketCounts.ts`), to show what its `Buckets.counts()` costs the collect.
  * `--paced` (in a process forked by `readerPairs.ts`) waits for a message before each measured
  * cycle and reports, at each, the process's CPU so far: so that two processes take turns, cycle
  * by cycle, and the machine's drift falls on both alike.
@@ -289,6 +292,7 @@ async function main(): Promise<void> {
     argument('histogram-buckets') ?? DEFAULT_READER_OPTIONS.histogramMaxBuckets
   );
 
+  if (process.argv.includes('--sdk-counts-loop')) countSdkBucketsInALoop();
   const sliceMs = argument('slice-ms');
   const applyFirst = process.argv.includes('--apply-first');
   const byKind = process.argv.includes('--by-kind');

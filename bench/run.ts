@@ -30,7 +30,7 @@ import {
 } from './workload';
 
 /**
- * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --slice-ms 2 --semi-space 16 --v8-flag --no-allocation-site-pretenuring --cluster L|none]`
+ * `npm run bench [-- --scale L[,XL] --seconds 5 --connections 10 --warmup 1 --histogram-buckets 160 --variants --host-only --slice-ms 2 --semi-space 16 --v8-flag --no-allocation-site-pretenuring --fresh-attributes --sdk-counts-loop --cluster L|none]`
  * (needs wrk: `apt-get install -y wrk`).
  *
  * Last for each scale (alone with `--host-only`): what the host application feels, the event
@@ -70,6 +70,8 @@ interface Options {
   hostV8Flags: string[];
   /** The host-feel processes make an attributes object for each recording (`--fresh-attributes`). */
   freshAttributes: boolean;
+  /** The host-feel processes have the SDK list bucket counts in a loop (`--sdk-counts-loop`). */
+  sdkCountsLoop: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -85,6 +87,7 @@ function parseOptions(argv: readonly string[]): Options {
     sliceMs: undefined,
     hostV8Flags: [],
     freshAttributes: false,
+    sdkCountsLoop: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!;
@@ -129,6 +132,9 @@ function parseOptions(argv: readonly string[]): Options {
       case '--fresh-attributes':
         options.freshAttributes = true;
         break;
+      case '--sdk-counts-loop':
+        options.sdkCountsLoop = true;
+        break;
       case '--slice-ms':
         options.sliceMs = number();
         break;
@@ -153,7 +159,7 @@ function parseOptions(argv: readonly string[]): Options {
       }
       default:
         throw new Error(
-          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --v8-flag --FLAG, --fresh-attributes, --cluster S|M|L|XL|none)`
+          `unknown argument ${name} (use --scale S|M|L|XL[,…], --seconds N, --warmup N, --connections N, --histogram-buckets N, --variants, --host-only, --slice-ms N, --semi-space MB, --v8-flag --FLAG, --fresh-attributes, --sdk-counts-loop, --cluster S|M|L|XL|none)`
         );
     }
   }
@@ -701,7 +707,8 @@ async function main(): Promise<void> {
       `histogramMaxBuckets ${options.histogramBuckets ?? `${DEFAULT_READER_OPTIONS.histogramMaxBuckets} (default)`}; ` +
       `the host-feel case's sliceMs ${options.sliceMs ?? `${DEFAULT_READER_OPTIONS.sliceMs} (default)`}` +
       `${options.hostV8Flags.length === 0 ? '' : `, its processes run with ${options.hostV8Flags.join(' ')}`}` +
-      `${options.freshAttributes ? ', an attributes object made for each recording' : ''}. ` +
+      `${options.freshAttributes ? ', an attributes object made for each recording' : ''}` +
+      `${options.sdkCountsLoop ? ", the SDK's bucket counts listed in a loop" : ''}. ` +
       `Run took ${minutes.toFixed(1)} min.`,
     ...(options.hostOnly
       ? []

@@ -1,4 +1,10 @@
-import { INITIAL_COLUMN_LENGTH, unboxed, withRoom } from './columns';
+import {
+  type ColumnCopier,
+  COPY_AT_ONCE,
+  INITIAL_COLUMN_LENGTH,
+  unboxed,
+  withRoom,
+} from './columns';
 import { EMPTY_HISTOGRAM_RECORD, HistogramRecord } from './HistogramRecord';
 import type { SlotFrame } from './HistogramSlots';
 import type { HistogramSeries } from './HistogramSeries';
@@ -58,12 +64,15 @@ export class HistogramColumns {
   }
 
   /**
-   * Every window's numbers as they are now, copied, with `frames` (each histogram name's frame
-   * as it is now, by the name's number): what a publication's snapshot serves.
+   * Every window's numbers as they are now, copied by `copies`, with `frames` (each histogram
+   * name's frame as it is now, by the name's number): what a publication's snapshot serves.
    */
-  publish(frames: readonly SlotFrame[]): HistogramFigures {
+  publish(
+    frames: readonly SlotFrame[],
+    copies: ColumnCopier = COPY_AT_ONCE
+  ): HistogramFigures {
     return new HistogramFigures(
-      this._numbers.slice(0, STRIDE * this._size),
+      copies.copyOf(this._numbers, STRIDE * this._size),
       frames
     );
   }

@@ -9,6 +9,7 @@ import {
 } from './CollectionFeed';
 import type { PointSink } from './pointFeeds';
 import { CapturedCollection } from './CapturedCollection';
+import { type ColumnCopier, COPY_AT_ONCE, SlicedCopies } from './columns';
 import { ExpiryWheel } from './ExpiryWheel';
 import { InstrumentRegistry } from './instruments';
 import { LegacyNamer } from './LegacyNamer';
@@ -106,7 +107,7 @@ export class MetricStore {
     const monotonicMs = _options.monotonicNow();
     this._view = new StoreView(
       this,
-      this._published(),
+      this._published(COPY_AT_ONCE),
       0,
       _options.now(),
       monotonicMs
@@ -272,12 +273,13 @@ export class MetricStore {
   publish(timeMs: number, monotonicMs: number): StoreView {
     this._columns.values.settle(Slicer.unbounded());
     this._publication.makeSums(Slicer.unbounded());
-    return this._swap(timeMs, monotonicMs);
+    return this._swap(timeMs, monotonicMs, this._published(COPY_AT_ONCE));
   }
 
   /**
-   * {@link publish} in slices of `slicer`'s budget: shared last values are combined and the
-   * names' sums made in slices, and the new content replaces the old in one step at the end.
+   * {@link publish} in slices of `slicer`'s budget: shared last values are combined, the names'
+   * sums made and the columns copied in slices, and the new content replaces the old in one step
+   * at the end.
    */
   async publishSliced(
     timeMs: number,
@@ -286,7 +288,10 @@ export class MetricStore {
   ): Promise<StoreView> {
     while (!this._columns.values.settle(slicer)) await slicer.pause();
     while (!this._publication.makeSums(slicer)) await slicer.pause();
-    return this._swap(timeMs, monotonicMs);
+    const copies = new SlicedCopies();
+    const records = this._published(copies);
+    while (!copies.copy(slicer)) await slicer.pause();
+    return this._swap(timeMs, monotonicMs, records);
   }
 
   /**
@@ -298,32 +303,32 @@ export class MetricStore {
   }
 
   /**
-   * The one step that makes the tick visible: the new content replaces the old at once. The
-   * columns are copied here, in this step, as nothing may change them between the copy and the
-   * publication.
+   * The one step that makes the tick visible: the new content, `records`, replaces the old at
+   * once. Nothing may change the columns between their copies and this step.
    */
-  private _swap(timeMs: number, monotonicMs: number): StoreView {
+  private _swap(
+    timeMs: number,
+    monotonicMs: number,
+    records: PublishedRecords
+  ): StoreView {
     const gen = this._tickGen;
     this._names.publishFlags();
     this._publication.finish();
-    this._view = new StoreView(
-      this,
-      this._published(),
-      gen,
-      timeMs,
-      monotonicMs
-    );
+    this._view = new StoreView(this, records, gen, timeMs, monotonicMs);
     this._tickGen = gen + 1;
     return this._view;
   }
 
-  /** What a snapshot reads: the columns and the histogram names' sums as they are now. */
-  private _published(): PublishedRecords {
+  /**
+   * What a snapshot reads: the columns, copied by `copies`, and the histogram names' frames and
+   * sums as they are now.
+   */
+  private _published(copies: ColumnCopier): PublishedRecords {
     const names = this._histogramNames.publish();
     return new PublishedRecords(
-      this._columns.spirals.publish(),
-      this._columns.values.publish(),
-      this._columns.histograms.publish(names.frames),
+      this._columns.spirals.publish(copies),
+      this._columns.values.publish(copies),
+      this._columns.histograms.publish(names.frames, copies),
       names.sums
     );
   }

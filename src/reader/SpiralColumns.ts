@@ -1,4 +1,9 @@
-import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
+import {
+  type ColumnCopier,
+  COPY_AT_ONCE,
+  INITIAL_COLUMN_LENGTH,
+  withRoomFor,
+} from './columns';
 import { ExpiryWheel } from './ExpiryWheel';
 import type { Slicer } from './Slicer';
 import { SpiralWindow } from './SpiralWindow';
@@ -49,14 +54,14 @@ export class SpiralColumns {
   }
 
   /**
-   * Every spiral's `count` and `one` as they are now, copied: what a publication's snapshot
-   * serves. One copy of two arrays a tick costs less than a record per change, and than any
-   * bookkeeping to keep older versions whole.
+   * Every spiral's `count` and `one` as they are now, copied by `copies`: what a publication's
+   * snapshot serves. One copy of two arrays a tick costs less than a record per change, and than
+   * any bookkeeping to keep older versions whole.
    */
-  publish(): SpiralFigures {
+  publish(copies: ColumnCopier = COPY_AT_ONCE): SpiralFigures {
     return new SpiralFigures(
-      this._count.slice(0, this._size),
-      this._one.slice(0, this._size)
+      copies.copyOf(this._count, this._size),
+      copies.copyOf(this._one, this._size)
     );
   }
 

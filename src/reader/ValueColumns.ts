@@ -1,4 +1,9 @@
-import { INITIAL_COLUMN_LENGTH, withRoomFor } from './columns';
+import {
+  type ColumnCopier,
+  COPY_AT_ONCE,
+  INITIAL_COLUMN_LENGTH,
+  withRoomFor,
+} from './columns';
 import type { Slicer } from './Slicer';
 import type { ValueSeries } from './ValueSeries';
 
@@ -135,15 +140,15 @@ export class ValueColumns {
   }
 
   /**
-   * Every series' numbers as they are now, copied: what a publication's snapshot serves. Call
-   * once {@link settle} is done.
+   * Every series' numbers as they are now, copied by `copies`: what a publication's snapshot
+   * serves. Call once {@link settle} is done.
    */
-  publish(): ValueFigures {
+  publish(copies: ColumnCopier = COPY_AT_ONCE): ValueFigures {
     const size = this._series.length;
     return new ValueFigures(
-      this._added.slice(0, size),
-      this._last.slice(0, size),
-      this._flags.slice(0, size)
+      copies.copyOf(this._added, size),
+      copies.copyOf(this._last, size),
+      copies.copyOf(this._flags, size)
     );
   }
 

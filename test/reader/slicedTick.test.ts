@@ -261,6 +261,69 @@ describe('LegacyMetricsReader sliced tick', () => {
   });
 });
 
+/** More series than one chunk of a publication's copies (4,096 values) holds. */
+const MANY = Array.from({ length: 5_000 }, (_, i) => `d${i}.example`);
+
+/** `/metrics/host_type/<hostType>/xmppMessageSent`'s count in `snapshot`. */
+function sentCount(snapshot: Snapshot, hostType: string): number {
+  const response = snapshot.respond(
+    'host_type',
+    ['metrics', 'host_type', hostType, 'xmppMessageSent'],
+    jsonSerializer
+  );
+  return (JSON.parse(response.body.toString()) as { metric: { count: number } })
+    .metric.count;
+}
+
+describe('The publication of a sliced tick', () => {
+  it('should copy the columns in slices and serve the snapshot before until every copy is made', async () => {
+    const live = rig({ ...QUIET, slicePoints: 1 });
+    const sent = live.provider.getMeter('m').createCounter('xmppMessageSent');
+    MANY.forEach((hostType, i) => sent.add(i + 1, { host_type: hostType }));
+    await live.flush();
+    const before = live.reader.snapshot;
+    MANY.forEach((hostType, i) =>
+      sent.add(1_000_000 + i, { host_type: hostType })
+    );
+    const last = MANY[MANY.length - 1]!;
+    await flushObserved(live, () => {
+      // The series numbered last sit in the copies' last chunk: still as published before.
+      expect(live.reader.snapshot).toBe(before);
+      expect(sentCount(live.reader.snapshot, last)).toBe(MANY.length);
+    });
+    const after = live.reader.snapshot;
+    expect(after.generation).toBe(before.generation + 1);
+    // Every series whole in the new snapshot, the one before unchanged.
+    MANY.forEach((hostType, i) => {
+      expect(sentCount(after, hostType)).toBe(1_000_000 + 2 * i + 1);
+      expect(sentCount(before, hostType)).toBe(i + 1);
+    });
+  });
+
+  it('should cut the copies into chunks, each a unit of the slicer', async () => {
+    const hostTypes = MANY.slice(0, 4_097);
+    const collector = rig({ ...QUIET, hostTypes });
+    const sent = collector.provider
+      .getMeter('m')
+      .createCounter('xmppMessageSent');
+    hostTypes.forEach((hostType, i) =>
+      sent.add(i + 1, { host_type: hostType })
+    );
+    const { resourceMetrics } = await collector.reader.collect();
+    const store = new MetricStore(
+      resolveReaderOptions({ ...QUIET, hostTypes, slicePoints: 1 })
+    );
+    store.apply(resourceMetrics, 0, 0);
+    const slicer = store.slicer();
+    const snapshot = new Snapshot(await store.publishSliced(0, 0, slicer));
+    // A spiral's count and one, 4,097 of each: two chunks each, and a slice after each of the
+    // four but the last, which the empty copies of the other kinds follow.
+    expect(slicer.slices).toBe(5);
+    expect(sentCount(snapshot, hostTypes[4_096]!)).toBe(4_097);
+    expect(sentCount(snapshot, hostTypes[0]!)).toBe(1);
+  });
+});
+
 describe('MetricStore captureSliced and applyCapturedSliced', () => {
   it("should keep each source's last values apart, as apply does, and forget a source's", async () => {
     const hostTypes = ['a', 'b', 'c'];

@@ -137,7 +137,13 @@ async function main(): Promise<void> {
   loopDelay.enable();
   let windowStart = { cpu: process.cpuUsage(), wall: 0, ticks: 0 };
   // The longest slice of the legacy reader's own work in the window, tick by tick.
-  const slices = { generation: 0, longestMs: 0, longestCpuMs: 0, max: 0 };
+  const slices = {
+    generation: 0,
+    longestMs: 0,
+    longestCpuMs: 0,
+    max: 0,
+    perTick: [] as number[],
+  };
   const sliceWatch = setInterval(() => {
     if (legacy === undefined) return;
     const generation = legacy.snapshot.generation;
@@ -149,7 +155,16 @@ async function main(): Promise<void> {
     slices.longestMs = Math.max(slices.longestMs, last.longestMs);
     slices.longestCpuMs = Math.max(slices.longestCpuMs, last.longestCpuMs);
     slices.max = Math.max(slices.max, last.slices);
+    slices.perTick.push(last.longestMs);
   }, 100);
+  /** The `fraction` quantile of the ticks' longest slices, by rank. */
+  const tickSliceQuantile = (fraction: number): number | null => {
+    if (legacy === undefined || slices.perTick.length === 0) return null;
+    const sorted = [...slices.perTick].sort((a, b) => a - b);
+    return sorted[
+      Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))
+    ]!;
+  };
   serveCommands({
     /** Starts a measurement window. */
     window() {
@@ -162,7 +177,12 @@ async function main(): Promise<void> {
       collector?.stop();
       collector = new GCProfiler();
       collector.start();
-      Object.assign(slices, { longestMs: 0, longestCpuMs: 0, max: 0 });
+      Object.assign(slices, {
+        longestMs: 0,
+        longestCpuMs: 0,
+        max: 0,
+        perTick: [],
+      });
       return {};
     },
     /** The event loop's delay since `window`, in ms, and the process's CPU per second. */
@@ -178,6 +198,12 @@ async function main(): Promise<void> {
         longestSliceMs: legacy === undefined ? null : slices.longestMs,
         longestSliceCpuMs: legacy === undefined ? null : slices.longestCpuMs,
         slicesPerTickMax: legacy === undefined ? null : slices.max,
+        tickLongestSliceMedianMs: tickSliceQuantile(0.5),
+        tickLongestSliceP90Ms: tickSliceQuantile(0.9),
+        ticksPast5Ms:
+          legacy === undefined
+            ? null
+            : slices.perTick.filter(ms => ms > 5).length,
         ...collectorSummary(collector),
         startupRecords: startupRecords?.size ?? 0,
       };

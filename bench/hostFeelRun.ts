@@ -19,6 +19,13 @@ export interface HostFeelRow {
   longestSliceCpuMs: number | null;
   /** The most slices one tick took in the window. */
   slicesPerTickMax: number | null;
+  /**
+   * Each tick's longest slice, by the wall clock: its median and p90 over the window's ticks,
+   * and how many ticks had one past 5 ms. The maximum alone is one tick's.
+   */
+  tickLongestSliceMedianMs: number | null;
+  tickLongestSliceP90Ms: number | null;
+  ticksPast5Ms: number | null;
   /** The collector's minor collections in the window, mean duration: 1–2 ms, or about 17 in its costly regime. */
   scavengeMeanMs: number;
   /** The collector's major collections in the window. */
@@ -118,14 +125,15 @@ const ms = (value: number | null | undefined): string =>
 /** The table of what the host feels, with the legacy reader's difference from the baseline. */
 export function hostFeelTable(rows: readonly HostFeelRow[]): string {
   const lines = [
-    '| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | slices per tick (max) | scavenge mean ms | load avg |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    "| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | a tick's longest slice, median / p90 ms (ticks past 5 ms) | slices per tick (max) | scavenge mean ms | load avg |",
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows)
     lines.push(
       `| ${row.scale} | ${row.reader} | ${row.ticks} | ${ms(row.loopDelayP50Ms)} | ${ms(row.loopDelayP99Ms)} | ` +
         `${ms(row.loopDelayMaxMs)} | ${ms(row.staticRoute.p99Ms)} | ${Math.round(row.staticRoute.requestsPerSecond)} | ` +
-        `${Math.round(row.cpuMsPerSecond)} | ${ms(row.longestSliceMs)} / ${ms(row.longestSliceCpuMs)} | ${row.slicesPerTickMax ?? '–'} | ${ms(row.scavengeMeanMs)} | ${row.load.toFixed(1)} |`
+        `${Math.round(row.cpuMsPerSecond)} | ${ms(row.longestSliceMs)} / ${ms(row.longestSliceCpuMs)} | ` +
+        `${ms(row.tickLongestSliceMedianMs)} / ${ms(row.tickLongestSliceP90Ms)} (${row.ticksPast5Ms ?? '–'}) | ${row.slicesPerTickMax ?? '–'} | ${ms(row.scavengeMeanMs)} | ${row.load.toFixed(1)} |`
     );
   for (const legacy of rows.filter(r => r.reader === 'legacy')) {
     const baseline = rows.find(

@@ -1,6 +1,5 @@
 import {
   type ColumnCopier,
-  COPY_AT_ONCE,
   INITIAL_COLUMN_LENGTH,
   unboxed,
   withRoom,
@@ -69,7 +68,7 @@ export class HistogramColumns {
    */
   publish(
     frames: readonly SlotFrame[],
-    copies: ColumnCopier = COPY_AT_ONCE
+    copies: ColumnCopier
   ): HistogramFigures {
     return new HistogramFigures(
       copies.copyOf(this._numbers, STRIDE * this._size),

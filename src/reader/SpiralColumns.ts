@@ -1,6 +1,5 @@
 import {
   type ColumnCopier,
-  COPY_AT_ONCE,
   INITIAL_COLUMN_LENGTH,
   withRoomFor,
 } from './columns';
@@ -58,7 +57,7 @@ export class SpiralColumns {
    * snapshot serves. One copy of two arrays a tick costs less than a record per change, and than
    * any bookkeeping to keep older versions whole.
    */
-  publish(copies: ColumnCopier = COPY_AT_ONCE): SpiralFigures {
+  publish(copies: ColumnCopier): SpiralFigures {
     return new SpiralFigures(
       copies.copyOf(this._count, this._size),
       copies.copyOf(this._one, this._size)

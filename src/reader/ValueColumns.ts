@@ -1,6 +1,5 @@
 import {
   type ColumnCopier,
-  COPY_AT_ONCE,
   INITIAL_COLUMN_LENGTH,
   withRoomFor,
 } from './columns';
@@ -143,7 +142,7 @@ export class ValueColumns {
    * Every series' numbers as they are now, copied by `copies`: what a publication's snapshot
    * serves. Call once {@link settle} is done.
    */
-  publish(copies: ColumnCopier = COPY_AT_ONCE): ValueFigures {
+  publish(copies: ColumnCopier): ValueFigures {
     const size = this._series.length;
     return new ValueFigures(
       copies.copyOf(this._added, size),

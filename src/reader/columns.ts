@@ -31,8 +31,8 @@ const COPY_CHUNK = 4096;
 /**
  * Copies of columns made in slices: {@link copyOf} hands out an array to fill, and {@link copy}
  * fills them all, a chunk at a time. At 200,000 series a publication copies some 5 MB, which
- * made its one step take up to 3 ms; nothing changes the columns between the publication's
- * first slice and its swap, so the copies may be made across several.
+ * made its one step take up to 3 ms; nothing changes the columns between the moment the copies
+ * are asked for and that step, so they may be made across several slices.
  */
 export class SlicedCopies implements ColumnCopier {
   private readonly _sources: Column[] = [];

@@ -1,3 +1,4 @@
+import { COPY_AT_ONCE } from '../../src/reader/columns';
 import { publishedAggregate } from '../support/publishedAggregate';
 import {
   MeterProvider,
@@ -261,7 +262,7 @@ function publishedName(count: number) {
     { length: count },
     () => new HistogramSeries(totals, 0, 1, columns.create())
   );
-  const publish = () => columns.publish(names.publish().frames);
+  const publish = () => columns.publish(names.publish().frames, COPY_AT_ONCE);
   return { columns, windows, publish };
 }
 

@@ -1,3 +1,4 @@
+import { COPY_AT_ONCE } from '../../src/reader/columns';
 import { Slicer } from '../../src/reader/Slicer';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 
@@ -39,10 +40,10 @@ describe('SpiralColumns', () => {
 
     it('should publish copies of `count` and `one` that later changes leave alone', () => {
       const { columns, spiral } = oneSpiral();
-      const before = columns.publish();
+      const before = columns.publish(COPY_AT_ONCE);
       columns.add(spiral, 1, 4);
       columns.add(spiral, 2, 0.5);
-      const after = columns.publish();
+      const after = columns.publish(COPY_AT_ONCE);
       columns.add(spiral, 3, 1);
       columns.expire(1 + WINDOW_SLOTS, Slicer.unbounded());
       expect([before.count(spiral), before.one(spiral)]).toEqual([0, 0]);
@@ -54,9 +55,9 @@ describe('SpiralColumns', () => {
       const columns = new SpiralColumns(WINDOW_SLOTS);
       const spirals = Array.from({ length: 3000 }, () => columns.create());
       for (const spiral of spirals) columns.add(spiral, 1, spiral + 1);
-      const full = columns.publish();
+      const full = columns.publish(COPY_AT_ONCE);
       columns.expire(1 + WINDOW_SLOTS, Slicer.unbounded());
-      const expired = columns.publish();
+      const expired = columns.publish(COPY_AT_ONCE);
       expect(spirals.map(s => expired.count(s))).toEqual(
         spirals.map(s => s + 1)
       );
@@ -76,7 +77,7 @@ describe('SpiralColumns', () => {
       expect([columns.count(spiral), columns.one(spiral)]).toEqual([6, 1]);
       columns.expire(14, Slicer.unbounded());
       expect(columns.one(spiral)).toBe(0);
-      const figures = columns.publish();
+      const figures = columns.publish(COPY_AT_ONCE);
       expect([figures.count(spiral), figures.one(spiral)]).toEqual([6, 0]);
     });
 

@@ -1,3 +1,4 @@
+import { COPY_AT_ONCE } from '../../src/reader/columns';
 import { NameTotals, type LastValueRule } from '../../src/reader/series';
 import { Slicer } from '../../src/reader/Slicer';
 import { ValueColumns } from '../../src/reader/ValueColumns';
@@ -15,7 +16,7 @@ function gauge(rule: LastValueRule = 'sum') {
 /** Settles and copies the columns, as a publication does. */
 function published(columns: ValueColumns) {
   expect(columns.settle(Slicer.unbounded())).toBe(true);
-  return columns.publish();
+  return columns.publish(COPY_AT_ONCE);
 }
 
 describe('ValueColumns', () => {
@@ -92,7 +93,7 @@ describe('ValueColumns', () => {
       while (!columns.settle(slicer)) slices++;
       // Five series in slices of two points each.
       expect(slices).toBe(3);
-      const figures = columns.publish();
+      const figures = columns.publish(COPY_AT_ONCE);
       expect(all.map(series => figures.value(series.number))).toEqual([
         0, 11, 22, 33, 44,
       ]);

@@ -1,3 +1,4 @@
+import { COPY_AT_ONCE } from '../../src/reader/columns';
 import { HistogramSeries } from '../../src/reader/HistogramSeries';
 import { NameTotals, SpiralSeries } from '../../src/reader/series';
 import { HistogramColumns } from '../../src/reader/HistogramColumns';
@@ -42,9 +43,9 @@ describe('SpiralSeries', () => {
       );
       const published = () =>
         new PublishedRecords(
-          columns.publish(),
-          values.publish(),
-          histograms.publish([]),
+          columns.publish(COPY_AT_ONCE),
+          values.publish(COPY_AT_ONCE),
+          histograms.publish([], COPY_AT_ONCE),
           []
         );
       const empty = published();

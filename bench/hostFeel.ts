@@ -8,6 +8,7 @@ import { BaselineReader } from './baselineReader';
 import { collectorWork } from './collectorWork';
 import { argument, emit, serveCommands } from './ipc';
 import { countSdkBucketsInALoop } from './sdkBucketCounts';
+import { recordSlices } from './sliceRecorder';
 import {
   hostTypeNames,
   isScaleName,
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
           ...(sliceMs === undefined ? {} : { sliceMs: Number(sliceMs) }),
         })
       : undefined;
+  const sliceRecord = legacy === undefined ? undefined : recordSlices();
   const baseline =
     legacy === undefined
       ? new BaselineReader(DEFAULT_READER_OPTIONS.histogramMaxBuckets)
@@ -174,6 +176,7 @@ async function main(): Promise<void> {
         ticks: tickCount(),
       };
       loopDelay.reset();
+      sliceRecord?.window();
       collector?.stop();
       collector = new GCProfiler();
       collector.start();
@@ -204,6 +207,7 @@ async function main(): Promise<void> {
           legacy === undefined
             ? null
             : slices.perTick.filter(ms => ms > 5).length,
+        slicesByCollector: sliceRecord?.summary() ?? null,
         ...collectorSummary(collector),
         startupRecords: startupRecords?.size ?? 0,
       };

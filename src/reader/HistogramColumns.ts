@@ -70,10 +70,8 @@ export class HistogramColumns {
     frames: readonly SlotFrame[],
     copies: ColumnCopier
   ): HistogramFigures {
-    return new HistogramFigures(
-      copies.copyOf(this._numbers, STRIDE * this._size),
-      frames
-    );
+    const numbers = copies.copyOf(this._numbers, STRIDE * this._size);
+    return copies.owned(new HistogramFigures(numbers, frames), numbers);
   }
 }
 

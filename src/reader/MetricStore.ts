@@ -9,6 +9,7 @@ import {
 } from './CollectionFeed';
 import type { PointSink } from './pointFeeds';
 import { CapturedCollection } from './CapturedCollection';
+import { ColumnRecycler } from './ColumnRecycler';
 import { type ColumnCopier, COPY_AT_ONCE, SlicedCopies } from './columns';
 import { ExpiryWheel } from './ExpiryWheel';
 import { InstrumentRegistry } from './instruments';
@@ -58,6 +59,8 @@ export class MetricStore {
   private readonly _columns: StoreColumns;
   private readonly _warnings = new WarnOnce();
   private readonly _histogramNames = new HistogramNames();
+  /** The arrays of publications no snapshot reaches any more, for the next ones' copies. */
+  readonly recycler = new ColumnRecycler();
   /** What changed in the tick under way: published at its end. */
   private readonly _publication: Publication;
   private readonly _histogramChanged = (series: HistogramSeries): void =>
@@ -288,7 +291,7 @@ export class MetricStore {
   ): Promise<StoreView> {
     while (!this._columns.values.settle(slicer)) await slicer.pause();
     while (!this._publication.makeSums(slicer)) await slicer.pause();
-    const copies = new SlicedCopies();
+    const copies = new SlicedCopies(this.recycler);
     const records = this._published(copies);
     while (!copies.copy(slicer)) await slicer.pause();
     return this._swap(timeMs, monotonicMs, records);

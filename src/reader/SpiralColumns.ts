@@ -58,10 +58,9 @@ export class SpiralColumns {
    * any bookkeeping to keep older versions whole.
    */
   publish(copies: ColumnCopier): SpiralFigures {
-    return new SpiralFigures(
-      copies.copyOf(this._count, this._size),
-      copies.copyOf(this._one, this._size)
-    );
+    const count = copies.copyOf(this._count, this._size);
+    const one = copies.copyOf(this._one, this._size);
+    return copies.owned(new SpiralFigures(count, one), count, one);
   }
 
   count(spiral: number): number {

@@ -144,10 +144,14 @@ export class ValueColumns {
    */
   publish(copies: ColumnCopier): ValueFigures {
     const size = this._series.length;
-    return new ValueFigures(
-      copies.copyOf(this._added, size),
-      copies.copyOf(this._last, size),
-      copies.copyOf(this._flags, size)
+    const added = copies.copyOf(this._added, size);
+    const last = copies.copyOf(this._last, size);
+    const flags = copies.copyOf(this._flags, size);
+    return copies.owned(
+      new ValueFigures(added, last, flags),
+      added,
+      last,
+      flags
     );
   }
 

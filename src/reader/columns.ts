@@ -1,10 +1,11 @@
 /* The typed-array columns in which the store keeps the working state of its series, by number. */
+import type { ColumnRecycler } from './ColumnRecycler';
 import type { Slicer } from './Slicer';
 
 /** How many series the first columns hold; each doubles as it fills. */
 export const INITIAL_COLUMN_LENGTH = 1024;
 
-type Column = Float64Array | Int32Array | Uint8Array;
+export type Column = Float64Array | Int32Array | Uint8Array;
 
 /** A new column of `column`'s type, `length` zeros long. */
 function zeroedLike<T extends Column>(column: T, length: number): T {
@@ -15,11 +16,14 @@ function zeroedLike<T extends Column>(column: T, length: number): T {
 export interface ColumnCopier {
   /** A copy of the first `length` values of `column`, or an array that will be one once made. */
   copyOf<T extends Column>(column: T, length: number): T;
+  /** `owner`, the one holder of the copies `arrays` for the rest of their lives. */
+  owned<O extends object>(owner: O, ...arrays: Column[]): O;
 }
 
 /** Copies each column when asked: for a publication made in one block. */
 export const COPY_AT_ONCE: ColumnCopier = {
   copyOf: (column, length) => column.slice(0, length) as typeof column,
+  owned: owner => owner,
 };
 
 /**
@@ -32,7 +36,8 @@ const COPY_CHUNK = 4096;
  * Copies of columns made in slices: {@link copyOf} hands out an array to fill, and {@link copy}
  * fills them all, a chunk at a time. At 200,000 series a publication copies some 5 MB, which
  * made its one step take up to 3 ms; nothing changes the columns between the moment the copies
- * are asked for and that step, so they may be made across several slices.
+ * are asked for and that step, so they may be made across several slices. The arrays come from
+ * `recycler`, and go back to it once their owner is collected.
  */
 export class SlicedCopies implements ColumnCopier {
   private readonly _sources: Column[] = [];
@@ -41,11 +46,20 @@ export class SlicedCopies implements ColumnCopier {
   private _column = 0;
   private _at = 0;
 
+  constructor(private readonly _recycler: ColumnRecycler) {
+    _recycler.startPublication();
+  }
+
   copyOf<T extends Column>(column: T, length: number): T {
-    const target = zeroedLike(column, length);
+    const target = this._recycler.take(column, length);
     this._sources.push(column);
     this._targets.push(target);
     return target;
+  }
+
+  owned<O extends object>(owner: O, ...arrays: Column[]): O {
+    this._recycler.recycleWith(owner, arrays);
+    return owner;
   }
 
   /** Copies until every array is filled (true) or `slicer` ends the slice (false: call again). */

@@ -1,3 +1,4 @@
+import { ColumnRecycler } from '../../src/reader/ColumnRecycler';
 import { COPY_AT_ONCE, SlicedCopies } from '../../src/reader/columns';
 import { Slicer } from '../../src/reader/Slicer';
 
@@ -11,7 +12,7 @@ describe('SlicedCopies', () => {
     const doubles = numbered(10_000);
     const bytes = Uint8Array.from({ length: 6_000 }, (_, i) => (i % 255) + 1);
     const empty = new Int32Array(16);
-    const copies = new SlicedCopies();
+    const copies = new SlicedCopies(new ColumnRecycler());
     // Prefixes: the columns have room beyond the series they hold.
     const doublesCopy = copies.copyOf(doubles, 9_000);
     const bytesCopy = copies.copyOf(bytes, 5_000);
@@ -40,7 +41,7 @@ describe('SlicedCopies', () => {
 
   it('should copy everything in one call with an unbounded slicer', () => {
     const doubles = numbered(50_000);
-    const copies = new SlicedCopies();
+    const copies = new SlicedCopies(new ColumnRecycler());
     const copy = copies.copyOf(doubles, 50_000);
     expect(copies.copy(Slicer.unbounded())).toBe(true);
     expect(copy).toEqual(doubles);

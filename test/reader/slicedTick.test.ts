@@ -322,6 +322,48 @@ describe('The publication of a sliced tick', () => {
     expect(sentCount(snapshot, hostTypes[4_096]!)).toBe(4_097);
     expect(sentCount(snapshot, hostTypes[0]!)).toBe(1);
   });
+
+  it('should reuse the arrays of snapshots no longer reachable, and never those of one held', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const collector = rig(QUIET);
+    const meter = collector.provider.getMeter('m');
+    const other = collector.provider.getMeter('n');
+    const options = resolveReaderOptions({ ...QUIET, slicePoints: 7 });
+    // The same collections published in slices from recycled arrays, and at once from new ones.
+    const sliced = new MetricStore(options);
+    const atOnce = new MetricStore(options);
+    const tick = async (round: number) => {
+      record(meter, other, round);
+      const { resourceMetrics } = await collector.reader.collect();
+      atOnce.apply(resourceMetrics, round, round);
+      atOnce.expire(round);
+      const expected = answers(new Snapshot(atOnce.publish(round, round)));
+      const slicer = sliced.slicer();
+      await sliced.captureSliced(resourceMetrics, slicer);
+      await sliced.applyCapturedSliced(round, round, slicer);
+      await sliced.expireSliced(round, slicer);
+      const snapshot = new Snapshot(
+        await sliced.publishSliced(round, round, slicer)
+      );
+      return { expected, snapshot };
+    };
+
+    const first = await tick(0);
+    const held = answers(first.snapshot);
+    expect(held).toEqual(first.expected);
+    for (let round = 1; round <= 12; round++) {
+      const { expected, snapshot } = await tick(round);
+      expect(answers(snapshot)).toEqual(expected);
+      // The snapshots of the rounds before are unreachable, but the first.
+      gc();
+      await new Promise(resolve => setTimeout(resolve, 2));
+    }
+    // The gauges' and histograms' columns keep their length from the second round (a new host
+    // each round lengthens the spirals'): their arrays came back and were filled again.
+    expect(sliced.recycler.reused).toBeGreaterThanOrEqual(8);
+    expect(answers(first.snapshot)).toEqual(held);
+  });
 });
 
 describe('MetricStore captureSliced and applyCapturedSliced', () => {

@@ -1,4 +1,6 @@
 import type { Column } from './columns';
+import { getOrMake } from '../getOrMake';
+import type { Slicer } from './Slicer';
 
 /**
  * How many publications' arrays wait for reuse at most. A snapshot lives about a slot, long enough
@@ -8,8 +10,22 @@ import type { Column } from './columns';
  */
 const KEPT_PUBLICATIONS = 4;
 
+/**
+ * A new array is made only this early in a slice: cheap ones (small, or with no marking under
+ * way) share one, and one that took a marking step ends it.
+ */
+const NEW_ARRAY_WITHIN_MS = 0.25;
+
 function shapeOf(column: Column, length: number): string {
   return `${column.constructor.name}:${length}`;
+}
+
+const newList = (): Column[] => [];
+
+/** The arrays of one type and length that a publication took. */
+interface Taken {
+  readonly make: () => Column;
+  count: number;
 }
 
 /**
@@ -25,11 +41,12 @@ function shapeOf(column: Column, length: number): string {
  * collected: nothing else may hold it, which the figures' private fields ensure.
  */
 export class ColumnRecycler {
-  /** How many arrays were taken from those that came back, rather than made. */
-  reused = 0;
+  /** How many arrays were made new, and how many came back once their owner was collected. */
+  made = 0;
+  cameBack = 0;
   private readonly _free = new Map<string, Column[]>();
-  /** How many arrays of each shape the last publication took. */
-  private _taken = new Map<string, number>();
+  /** The arrays of each shape the last publication took. */
+  private _taken = new Map<string, Taken>();
   private readonly _owners = new FinalizationRegistry<readonly Column[]>(
     arrays => {
       for (const array of arrays) this._keep(array);
@@ -44,18 +61,38 @@ export class ColumnRecycler {
   }
 
   /**
+   * Makes ready the arrays the last publication took, from those that came back or new ones, so
+   * that the next takes none new. V8 may start the collector's marking, or make a step of it of
+   * up to 5 ms, inside an allocation: each new array is made at the start of a slice, so that
+   * such a step is most of a slice rather than added to one, and so that one publication's
+   * arrays do not take one step each in the same slice. Returns true when ready, false when the
+   * slice must end first (call again after the pause).
+   */
+  prepare(slicer: Slicer): boolean {
+    for (const [shape, taken] of this._taken) {
+      const free = getOrMake(this._free, shape, newList);
+      while (free.length < taken.count) {
+        if (slicer.elapsedMs >= NEW_ARRAY_WITHIN_MS) return false;
+        free.push(taken.make());
+      }
+    }
+    return true;
+  }
+
+  /**
    * An array of `column`'s type, `length` values long, to be filled whole: one that came back,
    * or a new one.
    */
   take<T extends Column>(column: T, length: number): T {
     const shape = shapeOf(column, length);
-    this._taken.set(shape, (this._taken.get(shape) ?? 0) + 1);
-    const reused = this._free.get(shape)?.pop();
-    if (reused !== undefined) {
-      this.reused++;
-      return reused as T;
-    }
-    return new (column.constructor as new (length: number) => T)(length);
+    const make = (): T => {
+      this.made++;
+      return new (column.constructor as new (length: number) => T)(length);
+    };
+    const taken = this._taken.get(shape);
+    if (taken === undefined) this._taken.set(shape, { make, count: 1 });
+    else taken.count++;
+    return (this._free.get(shape)?.pop() as T | undefined) ?? make();
   }
 
   /** Takes back `arrays` once `owner`, which alone holds them, has been collected. */
@@ -75,8 +112,9 @@ export class ColumnRecycler {
     // Columns grow: an array of a length that is no longer taken will not be again.
     const taken = this._taken.get(shape);
     if (taken === undefined) return;
-    let free = this._free.get(shape);
-    if (free === undefined) this._free.set(shape, (free = []));
-    if (free.length < taken * KEPT_PUBLICATIONS) free.push(array);
+    const free = getOrMake(this._free, shape, newList);
+    if (free.length >= taken.count * KEPT_PUBLICATIONS) return;
+    free.push(array);
+    this.cameBack++;
   }
 }

@@ -280,15 +280,16 @@ export class MetricStore {
   }
 
   /**
-   * {@link publish} in slices of `slicer`'s budget: shared last values are combined, the names'
-   * sums made and the columns copied in slices, and the new content replaces the old in one step
-   * at the end.
+   * {@link publish} in slices of `slicer`'s budget: the copies' arrays made ready, shared last
+   * values combined, the names' sums made and the columns copied in slices, and the new content
+   * replaces the old in one step at the end.
    */
   async publishSliced(
     timeMs: number,
     monotonicMs: number,
     slicer = this.slicer()
   ): Promise<StoreView> {
+    while (!this.recycler.prepare(slicer)) await slicer.pause();
     while (!this._columns.values.settle(slicer)) await slicer.pause();
     while (!this._publication.makeSums(slicer)) await slicer.pause();
     const copies = new SlicedCopies(this.recycler);

@@ -49,6 +49,11 @@ export class Slicer {
     return new Slicer(Infinity);
   }
 
+  /** How long the slice under way has run, in milliseconds. */
+  get elapsedMs(): number {
+    return performance.now() - this._sliceStart;
+  }
+
   /** Counts one unit of work; true when the slice has used its budget and must end. */
   due(): boolean {
     if (++this._units < this._checkAt) return false;

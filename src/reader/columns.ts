@@ -14,7 +14,10 @@ function zeroedLike<T extends Column>(column: T, length: number): T {
 
 /** Makes the copies of columns that a publication serves. */
 export interface ColumnCopier {
-  /** A copy of the first `length` values of `column`, or an array that will be one once made. */
+  /**
+   * A copy of the first `length` values of `column`, or an array whose first `length` values
+   * will be one once made (it may be longer).
+   */
   copyOf<T extends Column>(column: T, length: number): T;
   /** `owner`, the one holder of the copies `arrays` for the rest of their lives. */
   owned<O extends object>(owner: O, ...arrays: Column[]): O;
@@ -33,6 +36,14 @@ export const COPY_AT_ONCE: ColumnCopier = {
 const COPY_CHUNK = 4096;
 
 /**
+ * The copies' arrays are this many values longer than asked at most (their length a multiple of
+ * it): a server whose series come and go a few at a time then asks for arrays of the same length
+ * from one publication to the next, which the recycler can hand back. The values beyond those
+ * asked are never read.
+ */
+const COPY_LENGTH_STEP = 4096;
+
+/**
  * Copies of columns made in slices: {@link copyOf} hands out an array to fill, and {@link copy}
  * fills them all, a chunk at a time. At 200,000 series a publication copies some 5 MB, which
  * made its one step take up to 3 ms; nothing changes the columns between the moment the copies
@@ -42,6 +53,7 @@ const COPY_CHUNK = 4096;
 export class SlicedCopies implements ColumnCopier {
   private readonly _sources: Column[] = [];
   private readonly _targets: Column[] = [];
+  private readonly _lengths: number[] = [];
   /** The column being copied, and how far. */
   private _column = 0;
   private _at = 0;
@@ -51,9 +63,13 @@ export class SlicedCopies implements ColumnCopier {
   }
 
   copyOf<T extends Column>(column: T, length: number): T {
-    const target = this._recycler.take(column, length);
+    const target = this._recycler.take(
+      column,
+      Math.ceil(length / COPY_LENGTH_STEP) * COPY_LENGTH_STEP
+    );
     this._sources.push(column);
     this._targets.push(target);
+    this._lengths.push(length);
     return target;
   }
 
@@ -66,12 +82,15 @@ export class SlicedCopies implements ColumnCopier {
   copy(slicer: Slicer): boolean {
     const targets = this._targets;
     while (this._column < targets.length) {
-      const target = targets[this._column]!;
+      const length = this._lengths[this._column]!;
       const start = this._at;
-      const end = Math.min(start + COPY_CHUNK, target.length);
-      target.set(this._sources[this._column]!.subarray(start, end), start);
+      const end = Math.min(start + COPY_CHUNK, length);
+      targets[this._column]!.set(
+        this._sources[this._column]!.subarray(start, end),
+        start
+      );
       this._at = end;
-      if (end === target.length) {
+      if (end === length) {
         this._column++;
         this._at = 0;
       }

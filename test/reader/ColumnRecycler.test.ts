@@ -44,7 +44,8 @@ describe('ColumnRecycler', () => {
     const bytes = recycler.take(new Uint8Array(3), 7);
     expect(doubles).toEqual(new Float64Array(5));
     expect(bytes).toEqual(new Uint8Array(7));
-    expect(recycler.reused).toBe(0);
+    expect(recycler.made).toBe(2);
+    expect(recycler.cameBack).toBe(0);
   });
 
   it('should hand out the arrays of a collected owner again, and never those of one alive', async () => {
@@ -62,7 +63,8 @@ describe('ColumnRecycler', () => {
 
     recycler.startPublication();
     const again = shapes.map(shape => recycler.take(shape, shape.length));
-    expect(recycler.reused).toBe(2);
+    expect(recycler.cameBack).toBe(2);
+    expect(recycler.made).toBe(4);
     expect(again[0]).toBe(dropped[0]!.deref());
     expect(again[1]).toBe(dropped[1]!.deref());
     expect(again).not.toContain(kept[0]);
@@ -91,8 +93,9 @@ describe('ColumnRecycler', () => {
     expect(recycler.waiting).toBe(0);
     await collectedInto(recycler, 2);
     recycler.startPublication();
+    const made = recycler.made;
     expect(recycler.take(new Float64Array(100), 100).length).toBe(100);
-    expect(recycler.reused).toBe(0);
+    expect(recycler.made).toBe(made + 1);
   });
 
   it('should serve SlicedCopies: an array that came back is filled whole with the new values', async () => {
@@ -108,8 +111,54 @@ describe('ColumnRecycler', () => {
     column.forEach((_, i) => (column[i] = -i));
     const copies = new SlicedCopies(recycler);
     const copy = copies.copyOf(column, 9_000);
-    expect(recycler.reused).toBe(1);
+    expect(recycler.made).toBe(1);
+    expect(recycler.cameBack).toBe(1);
     expect(copies.copy(Slicer.unbounded())).toBe(true);
-    expect(copy).toEqual(column);
+    expect(copy.subarray(0, 9_000)).toEqual(column);
+  });
+
+  it('should make ready what the last publication took, each new array early in a slice', async () => {
+    const recycler = new ColumnRecycler();
+    const shapes = [
+      new Float64Array(4_096),
+      new Float64Array(4_096),
+      new Uint8Array(8_192),
+    ];
+    publishAndDrop(recycler, shapes);
+    // Nothing came back: three new arrays, each made before the slice has run a quarter of a
+    // millisecond. A slice that ran longer ends before the next.
+    // A clock that moves `step` at each reading.
+    let now = 0;
+    let step = 0;
+    const clock = jest
+      .spyOn(performance, 'now')
+      .mockImplementation(() => (now += step));
+    try {
+      const slicer = new Slicer(2);
+      now = 0.3;
+      expect(recycler.prepare(slicer)).toBe(false);
+      expect(recycler.waiting).toBe(0);
+      now = 10;
+      await slicer.pause();
+      // Each reading 0.2 ms later: the first array is made at 0.2 ms, the next is not at 0.4.
+      step = 0.2;
+      expect(recycler.prepare(slicer)).toBe(false);
+      expect(recycler.waiting).toBe(1);
+      step = 0;
+      await slicer.pause();
+      // Quick ones share a slice.
+      expect(recycler.prepare(slicer)).toBe(true);
+      expect(recycler.waiting).toBe(3);
+    } finally {
+      clock.mockRestore();
+    }
+    // The publication then takes all three from them, and makes none.
+    recycler.startPublication();
+    for (const shape of shapes) recycler.take(shape, shape.length);
+    expect(recycler.made).toBe(6);
+    expect(recycler.waiting).toBe(0);
+    // Taken again: the next publication's three are made anew, quick ones in one slice.
+    expect(recycler.prepare(new Slicer(2))).toBe(true);
+    expect(recycler.waiting).toBe(3);
   });
 });

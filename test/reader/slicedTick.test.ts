@@ -361,7 +361,7 @@ describe('The publication of a sliced tick', () => {
     }
     // The gauges' and histograms' columns keep their length from the second round (a new host
     // each round lengthens the spirals'): their arrays came back and were filled again.
-    expect(sliced.recycler.reused).toBeGreaterThanOrEqual(8);
+    expect(sliced.recycler.cameBack).toBeGreaterThanOrEqual(8);
     expect(answers(first.snapshot)).toEqual(held);
   });
 });

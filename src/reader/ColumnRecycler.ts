@@ -24,7 +24,8 @@ const newList = (): Column[] => [];
 
 /** The arrays of one type and length that a publication took. */
 interface Taken {
-  readonly make: () => Column;
+  readonly type: new (length: number) => Column;
+  readonly length: number;
   count: number;
 }
 
@@ -73,7 +74,7 @@ export class ColumnRecycler {
       const free = getOrMake(this._free, shape, newList);
       while (free.length < taken.count) {
         if (slicer.elapsedMs >= NEW_ARRAY_WITHIN_MS) return false;
-        free.push(taken.make());
+        free.push(this._make(taken));
       }
     }
     return true;
@@ -85,14 +86,13 @@ export class ColumnRecycler {
    */
   take<T extends Column>(column: T, length: number): T {
     const shape = shapeOf(column, length);
-    const make = (): T => {
-      this.made++;
-      return new (column.constructor as new (length: number) => T)(length);
-    };
-    const taken = this._taken.get(shape);
-    if (taken === undefined) this._taken.set(shape, { make, count: 1 });
-    else taken.count++;
-    return (this._free.get(shape)?.pop() as T | undefined) ?? make();
+    let taken = this._taken.get(shape);
+    if (taken === undefined) {
+      const type = column.constructor as Taken['type'];
+      this._taken.set(shape, (taken = { type, length, count: 0 }));
+    }
+    taken.count++;
+    return (this._free.get(shape)?.pop() ?? this._make(taken)) as T;
   }
 
   /** Takes back `arrays` once `owner`, which alone holds them, has been collected. */
@@ -105,6 +105,11 @@ export class ColumnRecycler {
     let count = 0;
     for (const free of this._free.values()) count += free.length;
     return count;
+  }
+
+  private _make(taken: Taken): Column {
+    this.made++;
+    return new taken.type(taken.length);
   }
 
   private _keep(array: Column): void {

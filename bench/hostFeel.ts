@@ -16,6 +16,7 @@ import {
   UpdateSchedule,
   Workload,
 } from './workload';
+import { SERVED_SNAPSHOT } from '../src/reader/ServedStore';
 
 /**
  * The host application as its users feel it, run as a child of `run.ts`: a fastify app with a
@@ -123,7 +124,8 @@ async function main(): Promise<void> {
     );
   };
   if (baseline !== undefined) collectOnce();
-  const tickCount = (): number => legacy?.snapshot.generation ?? ticks;
+  const tickCount = (): number =>
+    legacy?.[SERVED_SNAPSHOT]().generation ?? ticks;
 
   const app = Fastify({ logger: false });
   app.get('/static', (_request, reply) => {
@@ -148,7 +150,7 @@ async function main(): Promise<void> {
   };
   const sliceWatch = setInterval(() => {
     if (legacy === undefined) return;
-    const generation = legacy.snapshot.generation;
+    const generation = legacy[SERVED_SNAPSHOT]().generation;
     if (generation === slices.generation) return;
     slices.generation = generation;
     // Absent from readers built before slicing: their before-and-after runs compare.

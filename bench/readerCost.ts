@@ -28,6 +28,7 @@ import {
   Workload,
   type Kind,
 } from './workload';
+import { SERVED_SNAPSHOT } from '../src/reader/ServedStore';
 
 /**
  * Measures, in a process of its own (run with --expose-gc), what the reader costs at one scale:
@@ -432,7 +433,7 @@ async function main(): Promise<void> {
       ['host_type', hostType, metric],
       ['global'],
     ]) {
-      const response = legacy.snapshot.respond(
+      const response = legacy[SERVED_SNAPSHOT]().respond(
         'host_type',
         ['metrics', ...path],
         jsonSerializer

@@ -12,6 +12,7 @@ import {
   UpdateSchedule,
   Workload,
 } from './workload';
+import { SERVED_SNAPSHOT } from '../src/reader/ServedStore';
 
 /**
  * The server under test, run as a child of `run.ts`: one fastify app serving, from one
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
         cpu: process.cpuUsage(),
         wall: performance.now(),
         updater: updaterCpuMicros,
-        generation: reader.snapshot.generation,
+        generation: reader[SERVED_SNAPSHOT]().generation,
       };
       loopDelay.reset();
       return {};
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
         wallMs: performance.now() - windowStart.wall,
         cpuMs: (cpu.user + cpu.system) / 1000,
         updaterCpuMs: (updaterCpuMicros - windowStart.updater) / 1000,
-        ticks: reader.snapshot.generation - windowStart.generation,
+        ticks: reader[SERVED_SNAPSHOT]().generation - windowStart.generation,
         series: reader.seriesCount,
         loopDelayMaxMs: loopDelay.max / 1e6,
         loopDelayP99Ms: loopDelay.percentile(99) / 1e6,

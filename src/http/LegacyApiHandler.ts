@@ -12,6 +12,7 @@ import { ANY_HOST } from './hostConstraint';
 import type { HttpAdapter } from './httpAdapter';
 import { InBandSunsetMetric } from './inBandSunsetMetric';
 import type { ResolvedLegacyApi } from './legacyApiOptions';
+import { SERVED_SNAPSHOT } from '../reader/ServedStore';
 import { isClusterAggregator } from './LegacySnapshotSource';
 import { UsageTelemetry } from './usageTelemetry';
 
@@ -155,7 +156,8 @@ export class LegacyApiHandler<Req, Rep> {
     if (status !== 'serving') return [503, this._unavailable[status], format];
     if (route.kind === 'malformed')
       return [400, 'malformed percent-encoding in the path', format];
-    const snapshot = this._inBand?.decorate(reader.snapshot) ?? reader.snapshot;
+    const served = reader[SERVED_SNAPSHOT]?.() ?? reader.snapshot;
+    const snapshot = this._inBand?.decorate(served) ?? served;
     const response = snapshot.respond(variant, route, SERIALIZERS[format]);
     return this._send(reply, response.status, response.body, format);
   }

@@ -1,4 +1,4 @@
-import type { ServingStatus } from '../reader/ServedStore';
+import type { SERVED_SNAPSHOT, ServingStatus } from '../reader/ServedStore';
 import type { Snapshot } from '../snapshot/Snapshot';
 
 /**
@@ -25,8 +25,18 @@ export function isClusterAggregator(
  * `LegacyClusterAggregator` in a `node:cluster` primary, which serves every worker's data.
  */
 export interface LegacySnapshotSource {
-  /** What is served now: replaced after every tick. */
+  /**
+   * What is served now: replaced after every tick. A snapshot read here never changes, however
+   * long it is kept; its copies of the figures are reused once the garbage collector has found it
+   * unreachable.
+   */
   readonly snapshot: Snapshot;
+  /**
+   * What is served now, read by a request within one turn and never kept: its copies are reused
+   * as soon as the next tick has replaced it. Falls back to {@link snapshot} where absent.
+   * @internal
+   */
+  [SERVED_SNAPSHOT]?(): Snapshot;
   /** `serving`, or why the API answers 503. */
   readonly status: ServingStatus;
   /** The wall clock, in milliseconds since the epoch. */

@@ -3,10 +3,10 @@ import { getOrMake } from '../getOrMake';
 import type { Slicer } from './Slicer';
 
 /**
- * How many publications' arrays wait for reuse at most. A snapshot lives about a slot, long enough
- * to be promoted, so its arrays come back only after a full collection, all those of the
- * snapshots since the last one at once: a few publications' worth cover the ticks that follow it,
- * and the rest are left to the collector.
+ * How many publications' arrays wait for reuse at most. A snapshot that a caller was handed lives
+ * long enough to be promoted, so its arrays come back only after a full collection, all those of
+ * the snapshots since the last one at once: a few publications' worth cover the ticks that follow
+ * it, and the rest are left to the collector.
  */
 const KEPT_PUBLICATIONS = 4;
 
@@ -30,7 +30,7 @@ interface Taken {
 }
 
 /**
- * The arrays of the publications that no snapshot can reach any more, ready for the next
+ * The arrays of the publications that no snapshot can read any more, ready for the next
  * publication's copies. A publication copies every column (about 2 MB at 100,000 series, 5 MB at
  * 200,000). V8 counts typed arrays as external memory, and once that has grown by its limit since
  * the last full collection, the next allocation starts the collector's marking on the spot and
@@ -38,19 +38,25 @@ interface Taken {
  * event loop up to 11 ms that way, every 10 to 30 s. Reused arrays leave external memory where it
  * was, and save the allocation and the first touch of every page.
  *
- * An array is reused only once the object that owns it (a publication's figures) has been
- * collected: nothing else may hold it, which the figures' private fields ensure.
+ * An array is reused once its publication is released ({@link release}: its snapshot was replaced
+ * and was read only by requests, each answered within one turn), or else once the object that
+ * owns it (a publication's figures) has been collected: nothing else may hold it, which the
+ * figures' private fields ensure.
  */
 export class ColumnRecycler {
-  /** How many arrays were made new, and how many came back once their owner was collected. */
+  /**
+   * How many arrays were made new, how many came back once their owner was collected, and how
+   * many were released with their publication.
+   */
   made = 0;
   cameBack = 0;
+  released = 0;
   private readonly _free = new Map<string, Column[]>();
   /** The arrays of each shape the last publication took. */
   private _taken = new Map<string, Taken>();
   private readonly _owners = new FinalizationRegistry<readonly Column[]>(
     arrays => {
-      for (const array of arrays) this._keep(array);
+      for (const array of arrays) if (this._keep(array)) this.cameBack++;
     }
   );
 
@@ -95,9 +101,27 @@ export class ColumnRecycler {
     return (this._free.get(shape)?.pop() ?? this._make(taken)) as T;
   }
 
-  /** Takes back `arrays` once `owner`, which alone holds them, has been collected. */
-  recycleWith(owner: object, arrays: readonly Column[]): void {
-    this._owners.register(owner, arrays);
+  /**
+   * Takes back `arrays` once `owner`, which alone holds them, has been collected, unless their
+   * `publication` is released first.
+   */
+  recycleWith(
+    owner: object,
+    arrays: readonly Column[],
+    publication: object
+  ): void {
+    this._owners.register(owner, arrays, publication);
+  }
+
+  /**
+   * Takes back at once `arrays`, every array `publication` took: nothing will read them again.
+   * Without this, a snapshot's arrays come back only after a full collection, and until then each
+   * publication makes new ones, which start the collector's marking in turn.
+   */
+  release(publication: object, arrays: readonly Column[]): void {
+    // Unregistered, their owners' collection cannot bring them back a second time.
+    if (!this._owners.unregister(publication)) return;
+    for (const array of arrays) if (this._keep(array)) this.released++;
   }
 
   /** How many arrays wait for reuse. */
@@ -112,14 +136,15 @@ export class ColumnRecycler {
     return new taken.type(taken.length);
   }
 
-  private _keep(array: Column): void {
+  /** Keeps `array` for reuse if a publication may take it. Returns whether it is kept. */
+  private _keep(array: Column): boolean {
     const shape = shapeOf(array, array.length);
     // Columns grow: an array of a length that is no longer taken will not be again.
     const taken = this._taken.get(shape);
-    if (taken === undefined) return;
+    if (taken === undefined) return false;
     const free = getOrMake(this._free, shape, newList);
-    if (free.length >= taken.count * KEPT_PUBLICATIONS) return;
+    if (free.length >= taken.count * KEPT_PUBLICATIONS) return false;
     free.push(array);
-    this.cameBack++;
+    return true;
   }
 }

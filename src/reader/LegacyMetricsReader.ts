@@ -11,7 +11,11 @@ import {
 import type { Snapshot } from '../snapshot/Snapshot';
 import { errorText, WARNING_CODES, WarnOnce } from '../warnings';
 import { MetricStore } from './MetricStore';
-import { ServedStore, type ServingStatus } from './ServedStore';
+import {
+  SERVED_SNAPSHOT,
+  ServedStore,
+  type ServingStatus,
+} from './ServedStore';
 import { WorkerChannel } from './WorkerChannel';
 import { SlotTicker } from './slotClock';
 import {
@@ -112,9 +116,22 @@ export class LegacyMetricsReader extends MetricReader {
     );
   }
 
-  /** What the legacy API serves now: replaced after every tick, at most one slot old. */
+  /**
+   * What the legacy API serves now: replaced after every tick, at most one slot old. A snapshot
+   * read here never changes, however long it is kept; its copies of the figures are reused once
+   * the garbage collector has found it unreachable.
+   */
   get snapshot(): Snapshot {
     return this._served.snapshot;
+  }
+
+  /**
+   * What the legacy API serves now, for a request that reads it within one turn and keeps
+   * nothing of it: its copies are reused as soon as the next tick has replaced it.
+   * @internal
+   */
+  [SERVED_SNAPSHOT](): Snapshot {
+    return this._served[SERVED_SNAPSHOT]();
   }
 
   /**

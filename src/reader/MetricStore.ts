@@ -333,7 +333,8 @@ export class MetricStore {
       this._columns.spirals.publish(copies),
       this._columns.values.publish(copies),
       this._columns.histograms.publish(names.frames, copies),
-      names.sums
+      names.sums,
+      copies
     );
   }
 }

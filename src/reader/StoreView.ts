@@ -41,6 +41,14 @@ export class StoreView implements SnapshotContent {
     return this._index.allMetricsAreGlobal;
   }
 
+  /**
+   * Gives the arrays of this view's publication to the next ones: only once nothing will read
+   * this view again.
+   */
+  release(): void {
+    this._published.release();
+  }
+
   /** A record as of this view's generation. */
   readonly read: RecordReader = <R>(cell: Recorded<R>): R =>
     cell.recordIn(this._published);

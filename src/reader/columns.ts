@@ -21,12 +21,16 @@ export interface ColumnCopier {
   copyOf<T extends Column>(column: T, length: number): T;
   /** `owner`, the one holder of the copies `arrays` for the rest of their lives. */
   owned<O extends object>(owner: O, ...arrays: Column[]): O;
+  /** Gives the copies' arrays back for reuse: only once nothing will read them again. */
+  release(): void;
 }
 
 /** Copies each column when asked: for a publication made in one block. */
 export const COPY_AT_ONCE: ColumnCopier = {
   copyOf: (column, length) => column.slice(0, length) as typeof column,
   owned: owner => owner,
+  // Arrays of their own: the collector takes them.
+  release: () => undefined,
 };
 
 /**
@@ -74,8 +78,12 @@ export class SlicedCopies implements ColumnCopier {
   }
 
   owned<O extends object>(owner: O, ...arrays: Column[]): O {
-    this._recycler.recycleWith(owner, arrays);
+    this._recycler.recycleWith(owner, arrays, this);
     return owner;
+  }
+
+  release(): void {
+    this._recycler.release(this, this._targets);
   }
 
   /** Copies until every array is filled (true) or `slicer` ends the slice (false: call again). */
@@ -93,6 +101,9 @@ export class SlicedCopies implements ColumnCopier {
       if (end === length) {
         this._column++;
         this._at = 0;
+        // The published view holds this to release its arrays: not the columns copied, which
+        // may be replaced by longer ones.
+        if (this._column === targets.length) this._sources.length = 0;
       }
       // A chunk is a unit of work; an empty copy is none.
       if (end > start && this._column < targets.length && slicer.due())

@@ -1,4 +1,5 @@
 /* How snapshots read the store's series: each as of the tick that published them. */
+import type { ColumnCopier } from './columns';
 import type { HistogramFigures } from './HistogramColumns';
 import type { HistogramAggregate } from './histogramBuckets';
 import type { SpiralFigures } from './SpiralColumns';
@@ -15,8 +16,14 @@ export class PublishedRecords {
     readonly values: ValueFigures,
     readonly histograms: HistogramFigures,
     /** The `/all` sums of the histogram names' buckets, by the name's number. */
-    readonly sums: readonly Readonly<HistogramAggregate>[]
+    readonly sums: readonly Readonly<HistogramAggregate>[],
+    private readonly _copies: ColumnCopier
   ) {}
+
+  /** Gives the copies' arrays back for the next publications: only once nothing reads these. */
+  release(): void {
+    this._copies.release();
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ function publishAndDrop(
 ): WeakRef<Column>[] {
   recycler.startPublication();
   const arrays = shapes.map(shape => recycler.take(shape, shape.length));
-  recycler.recycleWith({ figures: arrays }, arrays);
+  recycler.recycleWith({ figures: arrays }, arrays, {});
   return arrays.map(array => new WeakRef(array));
 }
 
@@ -55,7 +55,7 @@ describe('ColumnRecycler', () => {
     recycler.startPublication();
     const kept = shapes.map(shape => recycler.take(shape, shape.length));
     const owner = { figures: kept };
-    recycler.recycleWith(owner, kept);
+    recycler.recycleWith(owner, kept, {});
     kept[0]!.fill(7);
 
     const dropped = publishAndDrop(recycler, shapes);
@@ -96,6 +96,35 @@ describe('ColumnRecycler', () => {
     const made = recycler.made;
     expect(recycler.take(new Float64Array(100), 100).length).toBe(100);
     expect(recycler.made).toBe(made + 1);
+  });
+
+  it("should take back a released publication's arrays at once, and not again once their owner is collected", async () => {
+    const recycler = new ColumnRecycler();
+    const shapes = [new Float64Array(1_000), new Int32Array(1_000)];
+    const publication = {};
+    const arrays = (() => {
+      recycler.startPublication();
+      const taken = shapes.map(shape => recycler.take(shape, shape.length));
+      recycler.recycleWith({ figures: taken }, taken, publication);
+      return taken;
+    })();
+    recycler.release(publication, arrays);
+    expect(recycler.released).toBe(2);
+    expect(recycler.waiting).toBe(2);
+    // Released twice, or collected after, they would wait twice over.
+    recycler.release(publication, arrays);
+    for (let i = 0; i < 20; i++) {
+      gc();
+      await new Promise(resolve => setTimeout(resolve, 1));
+    }
+    expect(recycler.cameBack).toBe(0);
+    expect(recycler.waiting).toBe(2);
+    recycler.startPublication();
+    const again = shapes.map(shape => recycler.take(shape, shape.length));
+    expect(again).toEqual(arrays);
+    expect(again[0]).toBe(arrays[0]);
+    expect(again[1]).toBe(arrays[1]);
+    expect(recycler.made).toBe(2);
   });
 
   it('should serve SlicedCopies: an array that came back is filled whole with the new values', async () => {

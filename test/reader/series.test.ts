@@ -46,7 +46,8 @@ describe('SpiralSeries', () => {
           columns.publish(COPY_AT_ONCE),
           values.publish(COPY_AT_ONCE),
           histograms.publish([], COPY_AT_ONCE),
-          []
+          [],
+          COPY_AT_ONCE
         );
       const empty = published();
       columns.add(spiral.number, 1, 3);

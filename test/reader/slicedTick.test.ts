@@ -2,13 +2,14 @@ import { ValueType, type Meter } from '@opentelemetry/api';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type LegacyMetricsReaderOptions } from '../../src';
-import { VARIANTS } from '../../src/attributes';
+import { type Variant, VARIANTS } from '../../src/attributes';
 import { jsonSerializer } from '../../src/snapshot/jsonSerializer';
 import { MetricStore } from '../../src/reader/MetricStore';
 import { resolveReaderOptions } from '../../src/reader/options';
 import { Snapshot } from '../../src/snapshot/Snapshot';
 import { xmlSerializer } from '../../src/snapshot/xmlSerializer';
-import { createRig, type Rig } from '../helpers';
+import { SERVED_SNAPSHOT } from '../../src/reader/ServedStore';
+import { createApp, createRig, type Rig } from '../helpers';
 
 const HOST_TYPES = ['localhost', 'test type'];
 /** Host types that only the recordings bring, beyond the declared ones. */
@@ -72,19 +73,41 @@ function paths(): string[][] {
   return result;
 }
 
+/** A request: its variant, format and path, and its name in a map of answers. */
+interface Asked {
+  readonly name: string;
+  readonly variant: Variant;
+  readonly serializer: typeof jsonSerializer;
+  readonly path: string[];
+}
+
+/** Every request of both variants and formats. */
+const EVERY_REQUEST: readonly Asked[] = VARIANTS.flatMap(variant =>
+  [jsonSerializer, xmlSerializer].flatMap(serializer =>
+    paths().map(path => ({
+      name: `${variant} ${serializer.contentType} /${path.join('/')}`,
+      variant,
+      serializer,
+      path,
+    }))
+  )
+);
+
+/** What `snapshot` answers to `asked`: status and body. */
+function answerOf(snapshot: Snapshot, asked: Asked): string {
+  const response = snapshot.respond(
+    asked.variant,
+    asked.path,
+    asked.serializer
+  );
+  return `${response.status} ${response.body.toString()}`;
+}
+
 /** Every answer of a snapshot: status and body, per variant, format and path. */
 function answers(snapshot: Snapshot): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const variant of VARIANTS)
-    for (const serializer of [jsonSerializer, xmlSerializer])
-      for (const path of paths()) {
-        const response = snapshot.respond(variant, path, serializer);
-        result.set(
-          `${variant} ${serializer.contentType} /${path.join('/')}`,
-          `${response.status} ${response.body.toString()}`
-        );
-      }
-  return result;
+  return new Map(
+    EVERY_REQUEST.map(asked => [asked.name, answerOf(snapshot, asked)])
+  );
 }
 
 const turn = (): Promise<void> => new Promise(resolve => setImmediate(resolve));
@@ -363,6 +386,86 @@ describe('The publication of a sliced tick', () => {
     // each round lengthens the spirals'): their arrays came back and were filled again.
     expect(sliced.recycler.cameBack).toBeGreaterThanOrEqual(8);
     expect(answers(first.snapshot)).toEqual(held);
+  });
+
+  it('should reuse at once the arrays of a snapshot only requests read, and keep whole one a caller was handed', async () => {
+    // A twin without slicing, read the same way, publishes the same content: the reference.
+    // A slice per point, and per chunk of a copy.
+    const live = rig({ ...QUIET, slicePoints: 1 });
+    const twin = rig(QUIET);
+    const app = await createApp(live.reader);
+    const recycler = (live.reader as unknown as { _store: MetricStore })._store
+      .recycler;
+    const served = (each: Rig): Snapshot => each.reader[SERVED_SNAPSHOT]();
+    const meters = [live, twin].map(each => ({
+      other: each.provider.getMeter('n'),
+      meter: each.provider.getMeter('m'),
+    }));
+    const sample = '/api/metrics/host_type/localhost/xmppMessageSent';
+    const made: number[] = [];
+    const released: number[] = [];
+    let held: { snapshot: Snapshot; answers: Map<string, string> } | undefined;
+    for (let round = 0; round <= 9; round++) {
+      for (const { meter, other } of meters) record(meter, other, round);
+      const expected = answers(served(twin));
+      // A few requests at each turn, each asked first there (a snapshot caches its answers), and
+      // every request at each turn of the copies, of a snapshot over the same content that has
+      // none cached: the copies may fill the arrays of a snapshot released.
+      const during = new Map<string, string>();
+      const copying: Map<string, string>[] = [];
+      // The arrays made ready wait until the copies take them.
+      let ready = recycler.waiting;
+      const turns = await flushObserved(live, () => {
+        for (let i = 0; i < 8; i++) {
+          // In a mixed order (7,919 is prime to their number).
+          const asked =
+            EVERY_REQUEST[(during.size * 7_919) % EVERY_REQUEST.length]!;
+          during.set(asked.name, answerOf(served(live), asked));
+        }
+        ready = Math.max(ready, recycler.waiting);
+        if (recycler.waiting < ready)
+          copying.push(answers(served(live).withContent(content => content)));
+      });
+      expect(turns).toBeGreaterThan(150);
+      expect(during.size).toBe(8 * turns);
+      if (round >= 1) expect(copying.length).toBeGreaterThanOrEqual(3);
+      await twin.flush();
+      // Served while the tick was sliced: the snapshot before, whole.
+      for (const [name, answer] of during)
+        expect([name, answer]).toEqual([name, expected.get(name)]);
+      for (const answered of copying) expect(answered).toEqual(expected);
+      expect(answers(served(live))).toEqual(answers(served(twin)));
+      const response = await app.inject(sample);
+      expect(response.body).toBe(
+        served(twin)
+          .respond('host_type', sample.split('/').slice(2), jsonSerializer)
+          .body.toString()
+      );
+      if (round === 5)
+        held = {
+          snapshot: live.reader.snapshot,
+          answers: answers(served(live)),
+        };
+      made.push(recycler.made);
+      released.push(recycler.released);
+    }
+    // The snapshot handed to a caller answers as it did, nothing of it cached.
+    expect(answers(held!.snapshot.withContent(content => content))).toEqual(
+      held!.answers
+    );
+    // One publication's arrays: what each round released once the next replaced it.
+    const perPublication = released[3]! - released[2]!;
+    expect(perPublication).toBeGreaterThanOrEqual(4);
+    // New arrays for the first two publications only, without any collection: each round
+    // since has taken those of the snapshot the round before replaced...
+    expect(made.slice(1, 7)).toEqual(Array(6).fill(made[1]));
+    expect(made[1]).toBe(2 * perPublication);
+    // ...but for round 5's, handed to a caller: not released when round 6 replaced it, so round
+    // 7 made one publication's worth anew.
+    expect(released[6]! - released[5]!).toBe(0);
+    expect(made[7]).toBe(made[1]! + perPublication);
+    expect(made.slice(7)).toEqual(Array(3).fill(made[7]));
+    await app.close();
   });
 });
 

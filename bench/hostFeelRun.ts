@@ -128,12 +128,12 @@ const ms = (value: number | null | undefined): string =>
 const byCollector = (record: SliceRecord | null): string =>
   record === null
     ? '–'
-    : `${ms(record.longestOwnMs)} (${ms(record.collectorInLongestMs)}; ${record.slicesWithCollector} of ${record.slices})`;
+    : `${ms(record.longestOwnMs)} (${ms(record.collectorInLongestMs)} / ${ms(record.waitInLongestMs)}; ${record.slicesWithCollector} of ${record.slices})`;
 
 /** The table of what the host feels, with the legacy reader's difference from the baseline. */
 export function hostFeelTable(rows: readonly HostFeelRow[]): string {
   const lines = [
-    "| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | a tick's longest slice, median / p90 ms (ticks past 5 ms) | longest slice less the collector's pauses in it ms (the longest's pauses; slices a pause fell in) | slices per tick (max) | scavenge mean ms | load avg |",
+    "| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | a tick's longest slice, median / p90 ms (ticks past 5 ms) | longest slice less the collector's pauses and the waits for a CPU in it ms (the longest's pauses / waits; slices a pause fell in) | slices per tick (max) | scavenge mean ms | load avg |",
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows)
@@ -156,7 +156,7 @@ export function hostFeelTable(rows: readonly HostFeelRow[]): string {
       `${legacy.scale}: the legacy reader adds ${ms(p99)} ms to the host's p99 loop delay (target ≤ 5) ` +
         `and ${ms((legacy.staticRoute.p99Ms ?? NaN) - (baseline.staticRoute.p99Ms ?? NaN))} ms to the static route's p99; ` +
         `its longest slice beyond the SDK's collect is ${ms(slice)} ms of wall clock, ${ms(sliceCpu)} ms of its thread's CPU, ` +
-        `${ms(legacy.slicesByCollector?.longestOwnMs)} ms less the collector's pauses inside it (target ≤ 5)`
+        `${ms(legacy.slicesByCollector?.longestOwnMs)} ms less the collector's pauses and the waits for a CPU inside it (target ≤ 5)`
     );
   }
   return lines.join('\n');

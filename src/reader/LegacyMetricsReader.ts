@@ -30,7 +30,10 @@ export interface TickSlices {
   readonly slices: number;
   /** The longest slice, in wall-clock milliseconds: the longest the event loop waited for it. */
   readonly longestMs: number;
-  /** The most CPU time of the event loop's thread in one slice, in ms (NaN before Node 23.9). */
+  /**
+   * The most CPU time of the event loop's thread in one slice, in ms (NaN before Node 23.9), as
+   * the kernel counts it: on many, in ticks of 1 to 4 ms, so a bound rather than a measure.
+   */
   readonly longestCpuMs: number;
   /** The slices together, in wall-clock milliseconds: how long the event loop spent on the tick's own work. */
   readonly totalMs: number;

@@ -130,18 +130,23 @@ const byCollector = (record: SliceRecord | null): string =>
     ? '–'
     : `${ms(record.longestOwnMs)} (${ms(record.collectorInLongestMs)} / ${ms(record.waitInLongestMs)}; ${record.slicesWithCollector} of ${record.slices})`;
 
+const byMarking = (record: SliceRecord | null): string =>
+  record === null
+    ? '–'
+    : `${ms(record.longestOwnOutsideMarkingMs)} / ${ms(record.longestOwnInMarkingMs)} (${record.slicesInMarking})`;
+
 /** The table of what the host feels, with the legacy reader's difference from the baseline. */
 export function hostFeelTable(rows: readonly HostFeelRow[]): string {
   const lines = [
-    "| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | a tick's longest slice, median / p90 ms (ticks past 5 ms) | longest slice less the collector's pauses and the waits for a CPU in it ms (the longest's pauses / waits; slices a pause fell in) | slices per tick (max) | scavenge mean ms | load avg |",
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    "| scale | reader | ticks | loop delay p50 ms | loop delay p99 ms | loop delay max ms | static route p99 ms | static route req/s | process CPU ms/s | longest reader slice ms (wall / thread CPU) | a tick's longest slice, median / p90 ms (ticks past 5 ms) | longest slice less the collector's pauses and the waits for a CPU in it ms (the longest's pauses / waits; slices a pause fell in) | the same outside / during the collector's marking ms (slices during it) | slices per tick (max) | scavenge mean ms | load avg |",
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows)
     lines.push(
       `| ${row.scale} | ${row.reader} | ${row.ticks} | ${ms(row.loopDelayP50Ms)} | ${ms(row.loopDelayP99Ms)} | ` +
         `${ms(row.loopDelayMaxMs)} | ${ms(row.staticRoute.p99Ms)} | ${Math.round(row.staticRoute.requestsPerSecond)} | ` +
         `${Math.round(row.cpuMsPerSecond)} | ${ms(row.longestSliceMs)} / ${ms(row.longestSliceCpuMs)} | ` +
-        `${ms(row.tickLongestSliceMedianMs)} / ${ms(row.tickLongestSliceP90Ms)} (${row.ticksPast5Ms ?? '–'}) | ${byCollector(row.slicesByCollector)} | ${row.slicesPerTickMax ?? '–'} | ${ms(row.scavengeMeanMs)} | ${row.load.toFixed(1)} |`
+        `${ms(row.tickLongestSliceMedianMs)} / ${ms(row.tickLongestSliceP90Ms)} (${row.ticksPast5Ms ?? '–'}) | ${byCollector(row.slicesByCollector)} | ${byMarking(row.slicesByCollector)} | ${row.slicesPerTickMax ?? '–'} | ${ms(row.scavengeMeanMs)} | ${row.load.toFixed(1)} |`
     );
   for (const legacy of rows.filter(r => r.reader === 'legacy')) {
     const baseline = rows.find(
@@ -156,7 +161,8 @@ export function hostFeelTable(rows: readonly HostFeelRow[]): string {
       `${legacy.scale}: the legacy reader adds ${ms(p99)} ms to the host's p99 loop delay (target ≤ 5) ` +
         `and ${ms((legacy.staticRoute.p99Ms ?? NaN) - (baseline.staticRoute.p99Ms ?? NaN))} ms to the static route's p99; ` +
         `its longest slice beyond the SDK's collect is ${ms(slice)} ms of wall clock, ${ms(sliceCpu)} ms of its thread's CPU, ` +
-        `${ms(legacy.slicesByCollector?.longestOwnMs)} ms less the collector's pauses and the waits for a CPU inside it (target ≤ 5)`
+        `${ms(legacy.slicesByCollector?.longestOwnMs)} ms less the collector's pauses and the waits for a CPU inside it (target ≤ 5), ` +
+        `${ms(legacy.slicesByCollector?.longestOwnOutsideMarkingMs)} ms outside the collector's marking`
     );
   }
   return lines.join('\n');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { MetricStore } from '../src/reader/MetricStore';
 import { Slicer } from '../src/reader/Slicer';
 
@@ -27,6 +27,14 @@ export interface SliceRecord {
   longestMs: number;
   collectorInLongestMs: number;
   waitInLongestMs: number;
+  /**
+   * The longest of those outside the collector's incremental marking and during it (from Node's
+   * `incremental` entry, when V8 starts marking, to the end of the mark-compact that finishes
+   * it), when V8 may take a marking step inside any allocation, and how many slices fell in it.
+   */
+  longestOwnOutsideMarkingMs: number;
+  longestOwnInMarkingMs: number;
+  slicesInMarking: number;
   /** Slices in the window, and how many of them a collector's pause overlapped. */
   slices: number;
   slicesWithCollector: number;
@@ -61,6 +69,9 @@ export function recordSlices(): {
 } {
   let slices: SliceInterval[] = [];
   let pauses: Interval[] = [];
+  // Kept across windows: a marking may start before one.
+  const markings: Interval[] = [];
+  let markingSince: number | undefined;
   type SlicerInside = {
     _sliceStart: number;
     end(): void;
@@ -90,8 +101,20 @@ export function recordSlices(): {
     return made;
   };
   const observer = new PerformanceObserver(list => {
-    for (const entry of list.getEntries())
+    for (const entry of list.getEntries()) {
       pauses.push({ start: entry.startTime, ms: entry.duration });
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL)
+        markingSince ??= entry.startTime;
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        const start = markingSince ?? entry.startTime;
+        markings.push({
+          start,
+          ms: entry.startTime + entry.duration - start,
+        });
+        markingSince = undefined;
+      }
+    }
   });
   observer.observe({ entryTypes: ['gc'] });
   return {
@@ -106,9 +129,19 @@ export function recordSlices(): {
         longestMs: 0,
         collectorInLongestMs: 0,
         waitInLongestMs: 0,
+        longestOwnOutsideMarkingMs: 0,
+        longestOwnInMarkingMs: 0,
+        slicesInMarking: 0,
         slices: slices.length,
         slicesWithCollector: 0,
       };
+      const inMarking = (slice: Interval): boolean =>
+        (markingSince !== undefined && slice.start + slice.ms > markingSince) ||
+        markings.some(
+          marking =>
+            slice.start < marking.start + marking.ms &&
+            slice.start + slice.ms > marking.start
+        );
       let first = 0;
       for (const slice of slices) {
         const sliceEnd = slice.start + slice.ms;
@@ -127,10 +160,19 @@ export function recordSlices(): {
         }
         if (collectorMs > 0) record.slicesWithCollector++;
         // A pause in which the thread also waited would be taken off twice: never below 0.
-        record.longestOwnMs = Math.max(
-          record.longestOwnMs,
-          slice.ms - collectorMs - slice.waitMs
-        );
+        const ownMs = slice.ms - collectorMs - slice.waitMs;
+        record.longestOwnMs = Math.max(record.longestOwnMs, ownMs);
+        if (inMarking(slice)) {
+          record.slicesInMarking++;
+          record.longestOwnInMarkingMs = Math.max(
+            record.longestOwnInMarkingMs,
+            ownMs
+          );
+        } else
+          record.longestOwnOutsideMarkingMs = Math.max(
+            record.longestOwnOutsideMarkingMs,
+            ownMs
+          );
         if (slice.ms > record.longestMs) {
           record.longestMs = slice.ms;
           record.collectorInLongestMs = collectorMs;

@@ -27,6 +27,7 @@ const INTEGRATION_SUITES = [
   '<rootDir>/test/examples/',
   '<rootDir>/test/npmStart.test.ts',
   '<rootDir>/test/config/termParser.memory.test.ts',
+  '<rootDir>/test/reader/ColumnRecycler.collection.test.ts',
   '<rootDir>/test/migrate/badInputs.test.ts',
   '<rootDir>/test/migrate/collectdConfig.test.ts',
   '<rootDir>/test/migrate/compareCommand.test.ts',

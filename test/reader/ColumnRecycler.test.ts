@@ -1,5 +1,5 @@
 import { ColumnRecycler } from '../../src/reader/ColumnRecycler';
-import { type Column, SlicedCopies } from '../../src/reader/columns';
+import type { Column } from '../../src/reader/columns';
 import { Slicer } from '../../src/reader/Slicer';
 
 /**

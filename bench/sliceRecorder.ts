@@ -160,7 +160,7 @@ export function recordSlices(): {
         }
         if (collectorMs > 0) record.slicesWithCollector++;
         // A pause in which the thread also waited would be taken off twice: never below 0.
-        const ownMs = slice.ms - collectorMs - slice.waitMs;
+        const ownMs = Math.max(0, slice.ms - collectorMs - slice.waitMs);
         record.longestOwnMs = Math.max(record.longestOwnMs, ownMs);
         if (inMarking(slice)) {
           record.slicesInMarking++;

@@ -23,7 +23,7 @@ import type { HistogramSeries } from './HistogramSeries';
 import type { NameTotals } from './series';
 import { PublishedRecords } from './records';
 import { SeriesDirectory, type StoreColumns } from './SeriesDirectory';
-import { Slicer } from './Slicer';
+import { CountingSlicer, Slicer } from './Slicer';
 import { SpiralColumns } from './SpiralColumns';
 import { ValueColumns } from './ValueColumns';
 import { StoreView } from './StoreView';
@@ -143,7 +143,10 @@ export class MetricStore {
    * each step, so that a slice may span the end of one step and the start of the next.
    */
   slicer(): Slicer {
-    return new Slicer(this._options.sliceMs, this._options.slicePoints);
+    const { sliceMs, slicePoints } = this._options;
+    return slicePoints === Infinity
+      ? new Slicer(sliceMs)
+      : new CountingSlicer(slicePoints, sliceMs);
   }
 
   /** Slides the window to end at `slot`: slots at or before `slot - windowSlots` leave it. */

@@ -4,6 +4,9 @@ import type { HistogramSeries } from './HistogramSeries';
 import type { NameTotals } from './series';
 import type { Slicer } from './Slicer';
 
+/** What making one name's `/all` sum costs the slicer (see {@link Slicer.due}): a copy of its buckets. */
+const SUM_COST = 32;
+
 /**
  * What the histograms changed in the tick under way: each window writes its record's numbers as
  * it changes (while it is at hand), and at the tick's end the `/all` sums of the names that
@@ -45,7 +48,7 @@ export class Publication {
     const dirtyTotals = this._dirtyTotals;
     while (this._totalsAt < dirtyTotals.length) {
       this._names.publishSum(dirtyTotals[this._totalsAt++]!);
-      if (slicer.due()) return false;
+      if (slicer.due(SUM_COST)) return false;
     }
     return true;
   }

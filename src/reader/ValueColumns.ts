@@ -6,6 +6,9 @@ import {
 import type { Slicer } from './Slicer';
 import type { ValueSeries } from './ValueSeries';
 
+/** What combining one shared series' sources costs the slicer (see {@link Slicer.due}). */
+const SETTLE_COST = 4;
+
 /** Flags of a value series. */
 const ADDED_ANY = 1;
 /** Its first source reported, and was not forgotten since. */
@@ -131,7 +134,7 @@ export class ValueColumns {
       const value = unsettled[this._settledAt++]!;
       this._last[value] = this._series[value]!.combined();
       this._flags[value]! &= ~UNSETTLED;
-      if (slicer.due()) return false;
+      if (slicer.due(SETTLE_COST)) return false;
     }
     unsettled.length = 0;
     this._settledAt = 0;

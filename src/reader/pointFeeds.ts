@@ -113,6 +113,13 @@ export function pointFeedOf(kind: MetricKind, lastValue: boolean): PointFeed {
 }
 
 /**
+ * What feeding one data point costs the slicer (see {@link Slicer.due}): about 0.4 µs for a set
+ * bound before, and about 3 µs for one that makes its series (on the first tick, every one).
+ */
+const FEED_COST = 4;
+const BIND_COST = 32;
+
+/**
  * Feeds the points of metric `metric` of `capture` from `from` into their series. Returns where
  * it stopped: the metric's end when done, less when `slicer` ended the slice.
  */
@@ -136,7 +143,7 @@ export function feedPoints(
       known !== undefined ? known : sink.bind(instrument, set, pointCount);
     if (binding != null) feed(binding, capture, at, instrument, sink);
     at++;
-    if (slicer.due()) break;
+    if (slicer.due(known !== undefined ? FEED_COST : BIND_COST)) break;
   }
   return at;
 }

@@ -1,5 +1,5 @@
 import { ExpiryWheel } from '../../src/reader/ExpiryWheel';
-import { Slicer } from '../../src/reader/Slicer';
+import { CountingSlicer, Slicer } from '../../src/reader/Slicer';
 
 /** Every entry `wheel` expires through `slot`, as `[first, second]` pairs, in slices of `perSlice` units. */
 function expired(
@@ -8,13 +8,13 @@ function expired(
   perSlice = Infinity
 ): number[][] {
   const entries: number[][] = [];
-  let slicer = new Slicer(Infinity, perSlice);
+  let slicer = new CountingSlicer(perSlice);
   while (
     !wheel.expire(slot, slicer, (list, at) =>
       entries.push([list[at]!, list[at + 1]!])
     )
   )
-    slicer = new Slicer(Infinity, perSlice);
+    slicer = new CountingSlicer(perSlice);
   return entries;
 }
 

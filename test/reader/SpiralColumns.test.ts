@@ -1,5 +1,5 @@
 import { COPY_AT_ONCE } from '../../src/reader/columns';
-import { Slicer } from '../../src/reader/Slicer';
+import { CountingSlicer, Slicer } from '../../src/reader/Slicer';
 import { SpiralColumns } from '../../src/reader/SpiralColumns';
 
 /** Slots per window in these tests: the data of slot s leaves when the window ends at s + 3. */
@@ -142,7 +142,7 @@ describe('SpiralColumns', () => {
           columns.add(spiral, 1, i + 1);
           columns.add(spiral, 2, 0.5);
         }
-      const slicer = new Slicer(Infinity, 3);
+      const slicer = new CountingSlicer(3);
       let slices = 1;
       while (!sliced.expire(5, slicer)) slices++;
       whole.expire(5, Slicer.unbounded());

@@ -1,6 +1,6 @@
 import { COPY_AT_ONCE } from '../../src/reader/columns';
 import { NameTotals, type LastValueRule } from '../../src/reader/series';
-import { Slicer } from '../../src/reader/Slicer';
+import { CountingSlicer, Slicer } from '../../src/reader/Slicer';
 import { ValueColumns } from '../../src/reader/ValueColumns';
 import { ValueSeries } from '../../src/reader/ValueSeries';
 
@@ -88,7 +88,7 @@ describe('ValueColumns', () => {
         columns.set(series.number, 1, i);
         columns.set(series.number, 1, 10 * i);
       }
-      const slicer = new Slicer(Infinity, 2);
+      const slicer = new CountingSlicer(2);
       let slices = 1;
       while (!columns.settle(slicer)) slices++;
       // Five series in slices of two points each.

@@ -1,6 +1,6 @@
 import { ColumnRecycler } from '../../src/reader/ColumnRecycler';
 import { COPY_AT_ONCE, SlicedCopies } from '../../src/reader/columns';
-import { Slicer } from '../../src/reader/Slicer';
+import { CountingSlicer, Slicer } from '../../src/reader/Slicer';
 
 /** `length` distinct values, none of them zero: a copy that misses one shows it. */
 function numbered(length: number): Float64Array {
@@ -24,7 +24,7 @@ describe('SlicedCopies', () => {
     expect(doublesCopy.every(value => value === 0)).toBe(true);
 
     // A slice per unit: each chunk of 4,096 values ends one, but the last.
-    const slicer = new Slicer(Infinity, 1);
+    const slicer = new CountingSlicer(1);
     let calls = 1;
     while (!copies.copy(slicer)) calls++;
     // 9,000 values in three chunks, 5,000 in two, then the empty copy.
@@ -48,6 +48,23 @@ describe('SlicedCopies', () => {
     const copy = copies.copyOf(doubles, 50_000);
     expect(copies.copy(Slicer.unbounded())).toBe(true);
     expect(copy.subarray(0, 50_000)).toEqual(doubles);
+  });
+
+  it("should copy a column's values as they are at each publication", () => {
+    const doubles = numbered(10_000);
+    const first = new SlicedCopies(new ColumnRecycler());
+    const before = first.copyOf(doubles, 10_000);
+    first.copy(Slicer.unbounded());
+    doubles[5_000] = -1;
+    doubles[9_999] = -2;
+    const second = new SlicedCopies(new ColumnRecycler());
+    const after = second.copyOf(doubles, 10_000);
+    second.copy(Slicer.unbounded());
+    expect([before[5_000], before[9_999]]).toEqual([
+      5_000 * 1.5 + 1,
+      9_999 * 1.5 + 1,
+    ]);
+    expect([after[5_000], after[9_999]]).toEqual([-1, -2]);
   });
 
   it('COPY_AT_ONCE should copy when asked', () => {

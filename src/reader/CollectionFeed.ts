@@ -10,8 +10,12 @@ import type { SeriesDirectory, StoreColumns } from './SeriesDirectory';
 import { type Slicer } from './Slicer';
 import type { CapturedCollection } from './CapturedCollection';
 
-/** What copying one data point costs the slicer (see {@link Slicer.due}): about 0.1 µs. */
+/**
+ * What copying one data point costs the slicer (see {@link Slicer.due}): about 0.05 µs for a
+ * number, 0.5 µs for a histogram, whose buckets are packed.
+ */
 const CAPTURE_COST = 1;
+const CAPTURE_HISTOGRAM_COST = 8;
 
 /** Where a sliced capture stands in one collection of the SDK. */
 export interface CaptureCursor {
@@ -133,7 +137,8 @@ export class CollectionFeed {
           const point = points[cursor.point++]!;
           if (histograms) capture.addHistogram(point);
           else capture.addNumber(point);
-          if (slicer.due(CAPTURE_COST)) break;
+          if (slicer.due(histograms ? CAPTURE_HISTOGRAM_COST : CAPTURE_COST))
+            break;
         }
         capture.closeRun();
         if (cursor.point < points.length) return false;

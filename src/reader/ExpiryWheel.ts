@@ -1,5 +1,8 @@
 import type { Slicer } from './Slicer';
 
+/** What expiring one entry costs the slicer (see {@link Slicer.due}): about 0.15 µs. */
+const EXPIRY_COST = 2;
+
 /** The entries due at one slot: the first `length` items of `items`. */
 interface DueList<T> {
   readonly items: T[];
@@ -82,7 +85,7 @@ export class ExpiryWheel<T> {
         const entry = this._at;
         this._at += this._stride;
         expireEntry(list.items, entry);
-        if (slicer.due()) return false;
+        if (slicer.due(EXPIRY_COST)) return false;
       }
       this._due.delete(due);
       this._at = 0;

@@ -161,8 +161,12 @@ export class InstrumentRegistry {
     const name = metric.descriptor.name;
     const kind = KINDS[metricShape(metric)];
     if (kind === undefined) return 'explicitBuckets';
-    const list = getOrMake(meter.instruments, name, () => []);
-    for (const known of list) if (known.kind === kind) return known;
+    // Asked for every metric of every collection: found without making a closure.
+    let list = meter.instruments.get(name);
+    if (list === undefined) meter.instruments.set(name, (list = []));
+    // Indexed: an iterator would be made here on each call until the compiler optimizes it.
+    for (let i = 0; i < list.length; i++)
+      if (list[i]!.kind === kind) return list[i]!;
     const lastValue = metric.dataPointType === DataPointType.GAUGE;
     const state: InstrumentState = {
       name,

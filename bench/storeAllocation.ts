@@ -91,7 +91,9 @@ async function main(): Promise<void> {
     : new BaselineReader(DEFAULT_READER_OPTIONS.histogramMaxBuckets);
   const provider = new MeterProvider({ readers: [(legacy ?? baseline)!] });
   const workload = new Workload(provider.getMeter('bench'), scale);
-  const store = new MetricStore(resolveReaderOptions(options));
+  const store = sliced
+    ? undefined
+    : new MetricStore(resolveReaderOptions(options));
   /** One tick: the reader's own, or the store's alone on a collection made before `sampled`. */
   const tick = async (sampled: () => Promise<void>): Promise<void> => {
     if (legacy !== undefined) {
@@ -102,9 +104,9 @@ async function main(): Promise<void> {
     const { resourceMetrics } = await baseline!.collect();
     const slot = Math.floor(clock.now / slotMs);
     await sampled();
-    store.apply(resourceMetrics, slot, clock.now);
-    store.expire(slot);
-    store.publish(clock.now, clock.now);
+    store!.apply(resourceMetrics, slot, clock.now);
+    store!.expire(slot);
+    store!.publish(clock.now, clock.now);
   };
   const session = new Session();
   session.connect();
